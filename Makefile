@@ -1,0 +1,37 @@
+# Two entry points for a newcomer (see README.md):
+#   make certify   set up, then run `bench certify` on the simulated rig
+#   make test      set up, then run the project's tests
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup certify test system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# dieharder is a Debian package; installed when running as root and missing.
+system-deps:
+	@if ! command -v dieharder >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dieharder >/dev/null) \
+	      || echo "warning: could not install dieharder; dieharder tests will be skipped with that reason"; \
+	  else \
+	    echo "note: dieharder is not installed (sudo apt-get install dieharder); its tests will be skipped"; \
+	  fi; \
+	fi
+
+setup: $(STAMP) system-deps
+
+certify: setup
+	$(BIN)/bench certify --profile sim
+
+test: setup
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

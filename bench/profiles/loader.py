@@ -1,0 +1,71 @@
+"""Load equipment profiles from TOML, by built-in name or by path.
+
+Errors name the file, the key (dotted path) and the reason.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from bench.profiles.model import Profile
+
+BUILTIN_DIR = Path(__file__).with_name("builtin")
+
+
+class ProfileError(ValueError):
+    """A profile cannot be found, parsed or validated."""
+
+
+def builtin_profiles() -> dict[str, Path]:
+    """Built-in profile names and their files."""
+    return {path.stem: path for path in sorted(BUILTIN_DIR.glob("*.toml"))}
+
+
+def _key_path(location: tuple[Any, ...]) -> str:
+    parts: list[str] = []
+    for index, part in enumerate(location):
+        # discriminated unions insert the tag ("roulette-wheel") after the equipment name
+        if index == 2 and location[0] == "equipment" and isinstance(part, str) and "-" in part:
+            continue
+        parts.append(f"[{part}]" if isinstance(part, int) else str(part))
+    return ".".join(parts).replace(".[", "[") or "(top level)"
+
+
+def load_profile_text(text: str, origin: str) -> Profile:
+    """Parse and validate profile TOML text; ``origin`` names it in errors."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ProfileError(f"{origin}: not valid TOML: {error}") from error
+    document.setdefault("name", Path(origin).stem)
+    try:
+        return Profile.model_validate(document)
+    except ValidationError as error:
+        problems = [
+            f"{origin}: key {_key_path(tuple(detail['loc']))}: {detail['msg']}" for detail in error.errors()
+        ]
+        raise ProfileError("\n".join(problems)) from error
+
+
+def resolve_profile(name_or_path: str) -> Path:
+    """The file of a built-in profile name, or the given path."""
+    builtin = builtin_profiles()
+    if name_or_path in builtin:
+        return builtin[name_or_path]
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    raise ProfileError(
+        f"{name_or_path}: no such profile file, and not a built-in profile ({', '.join(builtin) or 'none'})"
+    )
+
+
+def load_profile(name_or_path: str) -> tuple[Profile, Path, str]:
+    """Load a profile; returns the profile, its file and its text (kept in the journal)."""
+    path = resolve_profile(name_or_path)
+    text = path.read_text(encoding="utf-8")
+    return load_profile_text(text, str(path)), path, text

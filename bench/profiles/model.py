@@ -1,0 +1,143 @@
+"""Typed model of an equipment profile (TOML), validated by pydantic.
+
+A profile names each piece of equipment on the bench: its kind, identity,
+connection and options, and, for a simulated device, the simulator's fairness
+or fault model. ``bench certify`` reads it; suites receive drivers built from it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+
+from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Identity(_Strict):
+    """Who made the equipment and which unit it is (as the lab records it)."""
+
+    manufacturer: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    serial: str = Field(min_length=1)
+    firmware: str | None = None
+
+
+class SerialConnection(_Strict):
+    """A serial line: a tty path (``/dev/ttyUSB0``) or a pyserial URL (``spy://…``, ``socket://…``)."""
+
+    port: str = Field(min_length=1)
+    baudrate: PositiveInt = 9600
+    bytesize: Literal[7, 8] = 8
+    parity: Literal["N", "E", "O", "M", "S"] = "N"
+    stopbits: Literal[1, 2] = 1
+    timeout_s: PositiveFloat = 2.0
+    retries: Annotated[int, Field(ge=0, le=10)] = 3
+
+
+class RouletteOptions(_Strict):
+    """How the wheel is certified.
+
+    ``game`` selects which section's clauses apply (p217-2007/roleta-francesa or
+    /roleta-americana); ``layout`` is the wheel's pocket order (p217-2007
+    roleta-americana/2 allows French or American numbering, roleta-francesa/2
+    French only); ``spins`` is the sample size of the fairness tests and
+    ``alpha`` their significance level.
+    """
+
+    game: Literal["roleta-francesa", "roleta-americana"] = "roleta-francesa"
+    layout: Literal["french", "american"] = "french"
+    spins: Annotated[int, Field(ge=37, le=10_000_000)] = 3700
+    alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
+    spin_timeout_s: PositiveFloat = 120.0
+
+    @model_validator(mode="after")
+    def _french_game_needs_french_layout(self) -> RouletteOptions:
+        if self.game == "roleta-francesa" and self.layout != "french":
+            raise ValueError("game 'roleta-francesa' requires layout 'french' (p217-2007/roleta-francesa/2)")
+        return self
+
+    @property
+    def pocket_order(self) -> tuple[int, ...]:
+        return FRENCH_ORDER if self.layout == "french" else AMERICAN_ORDER
+
+
+class RouletteSimulator(_Strict):
+    """The simulated wheel's model.
+
+    * ``fair``: every pocket 1/37.
+    * ``sector-bias``: ``sector_width`` adjacent pockets starting at pocket
+      number ``sector_start`` (clockwise) are ``bias_factor`` times as likely as
+      the others, the way a worn or tilted wheel favours an arc.
+    Faults: ``launch_fault`` makes the ball turn with the rotor (``co-rotation``)
+    or stop alternating (``no-alternation``); ``misread_rate`` reports "no result"
+    for that share of games; ``garble_rate`` corrupts that share of result frames.
+    """
+
+    model: Literal["fair", "sector-bias"] = "fair"
+    seed: int = 20070226
+    sector_start: Annotated[int, Field(ge=0, le=36)] = 0
+    sector_width: Annotated[int, Field(ge=1, le=36)] = 1
+    bias_factor: PositiveFloat = 1.0
+    launch_fault: Literal["none", "co-rotation", "no-alternation"] = "none"
+    misread_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    garble_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    spin_time_s: Annotated[float, Field(ge=0.0)] = 0.0
+    layout: Literal["french", "american"] | None = None  # defaults to the options' layout
+
+    @model_validator(mode="after")
+    def _bias_needs_sector(self) -> RouletteSimulator:
+        if self.model == "sector-bias" and self.bias_factor == 1.0:
+            raise ValueError("model 'sector-bias' needs a bias_factor other than 1.0")
+        return self
+
+
+class _EquipmentBase(_Strict):
+    identity: Identity
+    connection: SerialConnection | None = None
+
+    def _check_connection(self, simulated: bool) -> None:
+        if simulated and self.connection is not None and self.connection.port != "sim":
+            raise ValueError("give either connection.port (real device) or simulator (simulated device), not both")
+        if not simulated and self.connection is None:
+            raise ValueError("needs connection.port (real device) or a simulator table (simulated device)")
+
+
+class RouletteWheelEquipment(_EquipmentBase):
+    """An automated or semi-automated roulette wheel reporting results over RS-232."""
+
+    kind: Literal["roulette-wheel"]
+    options: RouletteOptions = RouletteOptions()
+    simulator: RouletteSimulator | None = None
+
+    @model_validator(mode="after")
+    def _connection_or_simulator(self) -> RouletteWheelEquipment:
+        self._check_connection(self.simulator is not None)
+        return self
+
+
+Equipment = Annotated[RouletteWheelEquipment, Field(discriminator="kind")]
+
+
+class Laboratory(_Strict):
+    """Who runs the bench (printed on the report)."""
+
+    name: str = "Unnamed laboratory"
+    operator: str = "unknown operator"
+
+
+class Profile(_Strict):
+    """A whole bench: laboratory and every piece of equipment, by name."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    laboratory: Laboratory = Laboratory()
+    equipment: dict[str, Equipment] = Field(min_length=1)
+
+    def of_kind(self, kind: str) -> dict[str, Equipment]:
+        """Equipment of one kind, by name."""
+        return {name: item for name, item in self.equipment.items() if item.kind == kind}

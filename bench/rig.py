@@ -1,0 +1,92 @@
+"""The rig: the drivers of every piece of equipment a profile names.
+
+Profile → rig → suites: the rig starts a simulator for each simulated device,
+opens each device's real driver on its connection (the simulator's tty for
+simulated devices), and closes everything, simulators included, on exit.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.profiles.model import Profile, RouletteWheelEquipment
+from drivers.roulette import RouletteWheel, SerialRouletteWheel
+from drivers.serial_link import LinkSettings, SerialLink, WireLog
+from drivers.sim.host import SimulatorProcess, start_simulator
+
+
+@dataclass
+class RigDevice:
+    """One opened device: its profile entry, driver, wire log and simulator (if any)."""
+
+    name: str
+    equipment: RouletteWheelEquipment
+    driver: RouletteWheel
+    wire_log: Path
+    simulator: SimulatorProcess | None
+
+
+class Rig:
+    """Opens devices on demand and closes them all at the end."""
+
+    def __init__(self, profile: Profile, work_dir: Path) -> None:
+        self.profile = profile
+        self.work_dir = Path(work_dir)
+        self._devices: dict[str, RigDevice] = {}
+        self._stack = ExitStack()
+
+    def device(self, name: str) -> RigDevice:
+        """The named device, opened (and its simulator started) on first use."""
+        if name not in self._devices:
+            if name not in self.profile.equipment:
+                raise KeyError(f"profile {self.profile.name!r} has no equipment named {name!r}")
+            self._devices[name] = self._open(name, self.profile.equipment[name])
+        return self._devices[name]
+
+    def names_of_kind(self, kind: str) -> list[str]:
+        return list(self.profile.of_kind(kind))
+
+    def _open(self, name: str, equipment: RouletteWheelEquipment) -> RigDevice:
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        simulator = None
+        connection = equipment.connection
+        if equipment.simulator is not None:
+            config = {
+                "simulator": equipment.simulator.model_dump(),
+                "identity": equipment.identity.model_dump(exclude_none=True) | {"firmware": "sim-1.0"},
+                "layout": equipment.options.layout,
+            }
+            simulator = self._stack.enter_context(
+                start_simulator(equipment.kind, config, self.work_dir / f"{name}.sim-state.json")
+            )
+            port = simulator.tty_path
+        else:
+            assert connection is not None  # the profile model guarantees one or the other
+            port = connection.port
+        settings = LinkSettings(
+            port=port,
+            baudrate=connection.baudrate if connection else 9600,
+            bytesize=connection.bytesize if connection else 8,
+            parity=connection.parity if connection else "N",
+            stopbits=connection.stopbits if connection else 1,
+            timeout_s=connection.timeout_s if connection else 2.0,
+            retries=connection.retries if connection else 3,
+        )
+        wire_log = self.work_dir / f"{name}.wire.jsonl"
+        link = SerialLink(settings, WireLog(wire_log))
+        link.open()
+        self._stack.callback(link.close)
+        driver = SerialRouletteWheel(link, spin_timeout_s=equipment.options.spin_timeout_s)
+        return RigDevice(name=name, equipment=equipment, driver=driver, wire_log=wire_log, simulator=simulator)
+
+    def close(self) -> None:
+        self._stack.close()
+        self._devices.clear()
+
+    def __enter__(self) -> Rig:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

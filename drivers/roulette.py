@@ -1,0 +1,110 @@
+"""Roulette wheel driver: the protocol suites use, and its RS-232 implementation.
+
+Suites see only :class:`RouletteWheel`. :class:`SerialRouletteWheel` speaks the
+RW line protocol (:mod:`drivers.roulette_protocol`) to a real automated wheel
+or to the simulator in :mod:`drivers.sim.roulette_wheel`, which speaks the same
+bytes behind a pseudo-terminal.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from drivers.roulette_protocol import Frame, NoResult, SpinResult, decode, encode, parse_no_result, parse_result
+from drivers.serial_link import FrameError, SerialLink
+
+
+@dataclass(frozen=True)
+class WheelIdentity:
+    """What the wheel says it is (frame ``ID``)."""
+
+    manufacturer: str
+    model: str
+    serial: str
+    firmware: str
+
+
+class RouletteWheel(ABC):
+    """What a suite can ask of a roulette wheel."""
+
+    @abstractmethod
+    def identify(self) -> WheelIdentity:
+        """The wheel's own identity report."""
+
+    @abstractmethod
+    def layout(self) -> tuple[int, ...]:
+        """Pocket numbers clockwise from 0, as the wheel reports them."""
+
+    @abstractmethod
+    def spin(self) -> SpinResult | NoResult:
+        """Run one game and return its result, or the wheel's own "no result"."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection."""
+
+
+class SerialRouletteWheel(RouletteWheel):
+    """An automated wheel on a serial line, speaking the RW protocol."""
+
+    def __init__(self, link: SerialLink, *, pockets: int = 37, spin_timeout_s: float = 120.0) -> None:
+        self.link = link
+        self.pockets = pockets
+        self.spin_timeout_s = spin_timeout_s
+        self.garbled_frames = 0
+
+    def _expect(self, frame_type: str) -> callable:
+        def accept(line: bytes) -> Frame | None:
+            frame = decode(line)
+            if frame.type == "NAK":
+                raise FrameError(f"wheel refused the request ({','.join(frame.fields)})", line)
+            return frame if frame.type == frame_type else None
+
+        return accept
+
+    def identify(self) -> WheelIdentity:
+        frame = self.link.transact(encode("ID?"), self._expect("ID"), what="identify")
+        if len(frame.fields) != 4:
+            raise FrameError("ID frame needs 4 fields", frame.raw)
+        return WheelIdentity(*frame.fields)
+
+    def layout(self) -> tuple[int, ...]:
+        frame = self.link.transact(encode("LAYOUT?"), self._expect("LAYOUT"), what="read layout")
+        try:
+            return tuple(int(field) for field in frame.fields)
+        except ValueError as error:
+            raise FrameError("LAYOUT fields must be numbers", frame.raw) from error
+
+    def spin(self) -> SpinResult | NoResult:
+        ack = self.link.transact(encode("SPIN"), self._expect("ACK"), what="start a game")
+        if len(ack.fields) != 2 or ack.fields[0] != "SPIN":
+            raise FrameError("ACK to SPIN must carry the game number", ack.raw)
+        game = int(ack.fields[1])
+
+        def accept_outcome(line: bytes) -> SpinResult | NoResult | None:
+            try:
+                frame = decode(line)
+            except FrameError:
+                self.garbled_frames += 1
+                raise
+            if frame.type == "RES":
+                result = parse_result(frame, self.pockets)
+                return result if result.game == game else None
+            if frame.type == "ERR":
+                outcome = parse_no_result(frame)
+                return outcome if outcome.game == game else None
+            return None
+
+        try:
+            return self.link.transact(
+                None, accept_outcome, what=f"result of game {game}", timeout_s=self.spin_timeout_s, retries=0
+            )
+        except Exception:
+            # the result frame was garbled or lost: ask the wheel to repeat it (bounded)
+            return self.link.transact(
+                encode("RES?", game), accept_outcome, what=f"repeat of game {game}'s result"
+            )
+
+    def close(self) -> None:
+        self.link.close()

@@ -1,0 +1,221 @@
+"""Serial foundation shared by every serial driver.
+
+* Opens a tty path (``/dev/ttyUSB0``, a simulator's ``/dev/pts/N``) or any
+  pyserial URL (``spy://``, ``socket://``, ``loop://``), with bounded retries.
+* Line framing with bounded read timeouts.
+* Every frame, in and out, is logged with its time and direction to a JSON-lines
+  wire log that suites attach as evidence.
+* A request whose reply is late, garbled or refused is retried a bounded number
+  of times, reconnecting after a disconnect; then :class:`DeviceError` is
+  raised with every attempt's reason. A reply is never guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import serial
+
+T = TypeVar("T")
+
+
+class DeviceError(RuntimeError):
+    """The device did not give a valid answer within the allowed attempts."""
+
+    def __init__(self, port: str, what: str, attempts: list[str]) -> None:
+        self.port = port
+        self.what = what
+        self.attempts = attempts
+        detail = "; ".join(f"attempt {index}: {reason}" for index, reason in enumerate(attempts, start=1))
+        super().__init__(f"{port}: {what} failed after {len(attempts)} attempt(s): {detail}")
+
+
+class FrameError(ValueError):
+    """A received frame is malformed (bad checksum, bad field); carries the raw bytes."""
+
+    def __init__(self, message: str, raw: bytes) -> None:
+        super().__init__(f"{message}: {raw!r}")
+        self.raw = raw
+
+
+@dataclass
+class WireLog:
+    """JSON-lines log of every frame on a link: time, direction, bytes."""
+
+    path: Path | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, direction: str, data: bytes, note: str = "") -> None:
+        if self.path is None:
+            return
+        entry = {
+            "t": time.time(),
+            "dir": direction,
+            "hex": data.hex(),
+            "text": data.decode("ascii", errors="backslashreplace"),
+        }
+        if note:
+            entry["note"] = note
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """How to open and talk to a serial device."""
+
+    port: str
+    baudrate: int = 9600
+    bytesize: int = 8
+    parity: str = "N"
+    stopbits: int = 1
+    timeout_s: float = 2.0
+    retries: int = 3
+    open_attempts: int = 5
+    open_backoff_s: float = 0.2
+
+
+class SerialLink:
+    """A line-oriented serial link with bounded timeouts, retries and a wire log."""
+
+    def __init__(self, settings: LinkSettings, wire_log: WireLog | None = None) -> None:
+        self.settings = settings
+        self.wire_log = wire_log or WireLog()
+        self._port: serial.SerialBase | None = None
+        self._buffer = bytearray()
+
+    # -- connection ---------------------------------------------------------
+
+    def open(self) -> None:
+        """Open the port, retrying a bounded number of times."""
+        reasons: list[str] = []
+        for attempt in range(self.settings.open_attempts):
+            try:
+                self._port = serial.serial_for_url(
+                    self.settings.port,
+                    baudrate=self.settings.baudrate,
+                    bytesize=self.settings.bytesize,
+                    parity=self.settings.parity,
+                    stopbits=self.settings.stopbits,
+                    timeout=min(0.05, self.settings.timeout_s),
+                )
+                self._buffer.clear()
+                self.wire_log.record("event", b"", note=f"opened {self.settings.port}")
+                return
+            except (serial.SerialException, OSError, ValueError) as error:
+                reasons.append(str(error))
+                time.sleep(self.settings.open_backoff_s * (attempt + 1))
+        raise DeviceError(self.settings.port, "open", reasons)
+
+    def close(self) -> None:
+        if self._port is not None:
+            try:
+                self._port.close()
+            finally:
+                self._port = None
+                self.wire_log.record("event", b"", note="closed")
+
+    def reconnect(self) -> None:
+        """Close and re-open after a disconnect."""
+        self.wire_log.record("event", b"", note="reconnecting")
+        self.close()
+        self.open()
+
+    @property
+    def is_open(self) -> bool:
+        return self._port is not None and self._port.is_open
+
+    def __enter__(self) -> SerialLink:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- frames -------------------------------------------------------------
+
+    def write_line(self, line: bytes) -> None:
+        if self._port is None:
+            raise serial.SerialException("port is not open")
+        self.wire_log.record("tx", line)
+        self._port.write(line)
+        self._port.flush()
+
+    def read_line(self, timeout_s: float | None = None, terminator: bytes = b"\n") -> bytes | None:
+        """One line including its terminator, or ``None`` when none arrives in time."""
+        if self._port is None:
+            raise serial.SerialException("port is not open")
+        deadline = time.monotonic() + (self.settings.timeout_s if timeout_s is None else timeout_s)
+        while True:
+            position = self._buffer.find(terminator)
+            if position >= 0:
+                line = bytes(self._buffer[: position + len(terminator)])
+                del self._buffer[: position + len(terminator)]
+                self.wire_log.record("rx", line)
+                return line
+            if time.monotonic() >= deadline:
+                if self._buffer:
+                    self.wire_log.record("rx-partial", bytes(self._buffer), note="no terminator before timeout")
+                return None
+            chunk = self._port.read(max(1, self._port.in_waiting))
+            if chunk:
+                self._buffer.extend(chunk)
+
+    def discard_input(self) -> None:
+        """Drop whatever is buffered (after a garbled exchange)."""
+        if self._port is not None:
+            stale = bytes(self._buffer) + self._port.read(self._port.in_waiting or 0)
+            if stale:
+                self.wire_log.record("rx-discarded", stale)
+        self._buffer.clear()
+
+    def transact(
+        self,
+        request: bytes | None,
+        accept: Callable[[bytes], T | None],
+        *,
+        what: str,
+        timeout_s: float | None = None,
+        retries: int | None = None,
+    ) -> T:
+        """Send ``request`` and read lines until ``accept`` returns a value.
+
+        ``accept`` returns ``None`` for a valid frame that is not the awaited
+        reply (an unsolicited status, say) and raises :class:`FrameError` for a
+        garbled one. A timeout or a garbled reply costs one attempt; the
+        request is sent again, after a reconnect if the port failed.
+        """
+        attempts: list[str] = []
+        allowed = 1 + (self.settings.retries if retries is None else retries)
+        for _ in range(allowed):
+            try:
+                if not self.is_open:
+                    self.open()
+                if request is not None:
+                    self.write_line(request)
+                deadline = time.monotonic() + (self.settings.timeout_s if timeout_s is None else timeout_s)
+                while True:
+                    remaining = deadline - time.monotonic()
+                    line = self.read_line(timeout_s=max(0.0, remaining))
+                    if line is None:
+                        attempts.append(f"no reply within {timeout_s or self.settings.timeout_s:g} s")
+                        break
+                    value = accept(line)
+                    if value is not None:
+                        return value
+            except FrameError as error:
+                attempts.append(f"garbled reply ({error})")
+                self.discard_input()
+            except (serial.SerialException, OSError) as error:
+                attempts.append(f"link failure ({error})")
+                try:
+                    self.reconnect()
+                except DeviceError as reopen:
+                    attempts.append(f"reconnect failed ({reopen})")
+        raise DeviceError(self.settings.port, what, attempts)

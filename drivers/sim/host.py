@@ -1,0 +1,115 @@
+"""Start device simulators as their own processes, each behind a pseudo-terminal.
+
+A lab PC sees ``/dev/ttyUSB0``; the simulated rig hands drivers the
+simulator's ``/dev/pts/N`` instead, so the real driver code runs unchanged.
+Every simulator is started with ``PR_SET_PDEATHSIG`` so it dies with the
+process that started it, even when that process is killed with SIGKILL, and is
+stopped (SIGTERM, then SIGKILL) when its :class:`SimulatorProcess` closes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SIMULATOR_MODULES: dict[str, str] = {
+    "roulette-wheel": "drivers.sim.roulette_wheel",
+}
+
+_PR_SET_PDEATHSIG = 1
+
+
+class SimulatorError(RuntimeError):
+    """A simulator could not be started."""
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def simulator_command(kind: str, config: dict[str, Any], state_file: Path | None) -> list[str]:
+    """The command line that runs the simulator of ``kind``."""
+    try:
+        module = SIMULATOR_MODULES[kind]
+    except KeyError as error:
+        raise SimulatorError(f"no simulator for equipment kind {kind!r} (have: {', '.join(SIMULATOR_MODULES)})") from error
+    command = [sys.executable, "-m", module, "--config", json.dumps(config)]
+    if state_file is not None:
+        command += ["--state", str(state_file)]
+    return command
+
+
+@dataclass
+class SimulatorProcess:
+    """A running simulator and the tty path its driver opens."""
+
+    kind: str
+    process: subprocess.Popen[str]
+    tty_path: str
+    stderr_lines: list[str] = field(default_factory=list)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=timeout_s)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
+    def __enter__(self) -> SimulatorProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start_simulator(
+    kind: str, config: dict[str, Any], state_file: Path | None = None, *, startup_timeout_s: float = 20.0
+) -> SimulatorProcess:
+    """Start the simulator of ``kind`` and wait for it to announce its tty."""
+    command = simulator_command(kind, config, state_file)
+    environment = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [root, environment.get("PYTHONPATH")]))
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_die_with_parent,
+        env=environment,
+    )
+    announced: list[str] = []
+    reader = threading.Thread(target=lambda: announced.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(startup_timeout_s)
+    line = announced[0].strip() if announced else ""
+    if not line.startswith("TTY "):
+        process.kill()
+        error_text = process.stderr.read() if process.stderr else ""
+        process.wait()
+        raise SimulatorError(
+            f"{kind} simulator did not announce its tty within {startup_timeout_s:g} s "
+            f"(got {line!r}); stderr: {error_text.strip()[-2000:]}"
+        )
+    return SimulatorProcess(kind=kind, process=process, tty_path=line[4:])

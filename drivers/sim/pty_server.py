@@ -1,0 +1,79 @@
+"""Serve a line-protocol device simulator on a pseudo-terminal.
+
+The simulator process opens a pty pair, puts the slave side in raw mode and
+announces its path on standard output as ``TTY <path>``: a driver then opens
+that path exactly as it would open ``/dev/ttyUSB0``. The simulator keeps the
+slave side open itself so that the path stays valid while drivers come and go
+(a reconnect finds the device still there).
+
+Pseudo-terminals carry no parity or break conditions; protocols here are
+framed in-band (start character, checksum, CR LF).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import termios
+import time
+import tty
+from collections.abc import Callable, Iterable
+
+Reply = tuple[float, bytes]  # (delay in seconds before sending, bytes)
+Handler = Callable[[bytes], Iterable[Reply]]
+
+
+def open_pty() -> tuple[int, int, str]:
+    """A raw pty pair: (master fd, slave fd, slave path)."""
+    master, slave = os.openpty()
+    tty.setraw(slave, termios.TCSANOW)
+    attributes = termios.tcgetattr(slave)
+    attributes[3] &= ~termios.ECHO
+    termios.tcsetattr(slave, termios.TCSANOW, attributes)
+    return master, slave, os.ttyname(slave)
+
+
+def serve_lines(handler: Handler, *, announce: Callable[[str], None] | None = None) -> None:
+    """Run until SIGTERM/SIGINT: read CR LF lines from the pty, write the handler's replies."""
+    master, slave, path = open_pty()
+    stopping = False
+
+    def stop(_signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    (announce or (lambda p: print(f"TTY {p}", flush=True)))(path)
+    pending: list[tuple[float, bytes]] = []  # (due time, bytes)
+    buffer = bytearray()
+    try:
+        while not stopping:
+            now = time.monotonic()
+            timeout = max(0.0, min((due for due, _ in pending), default=now + 0.2) - now)
+            try:
+                readable, _, _ = select.select([master], [], [], min(timeout, 0.2))
+            except InterruptedError:
+                continue
+            if readable:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    chunk = b""
+                buffer.extend(chunk)
+                while (end := buffer.find(b"\n")) >= 0:
+                    line = bytes(buffer[: end + 1])
+                    del buffer[: end + 1]
+                    for delay, data in handler(line):
+                        pending.append((time.monotonic() + delay, data))
+                    pending.sort(key=lambda item: item[0])
+            now = time.monotonic()
+            while pending and pending[0][0] <= now:
+                _, data = pending.pop(0)
+                os.write(master, data)
+    finally:
+        os.close(master)
+        os.close(slave)
+        sys.stdout.flush()

@@ -1,0 +1,130 @@
+"""Simulated automated roulette wheel speaking the RW protocol.
+
+The model draws each game's pocket from the wheel's pocket probabilities
+(fair, or an arc of adjacent pockets favoured: ``sector-bias``), launches the
+ball alternately clockwise and anticlockwise with the rotor turning the other
+way (p217-2007/roleta-francesa/13), and can inject faults: co-rotation, no
+alternation, void games ("no result"), garbled result frames.
+
+Game ``g`` is drawn from its own generator seeded with ``(seed, g)``, and the
+game counter is kept in a state file (the wheel's non-volatile memory), so a
+restarted simulator continues where it stopped, reproducibly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from bench.profiles.model import RouletteSimulator
+from drivers.roulette_layout import arc, order_for
+from drivers.roulette_protocol import Direction, FrameError, decode, encode
+from drivers.sim.pty_server import Reply, serve_lines
+
+
+class WheelModel:
+    """The physics-free statistical model of one wheel."""
+
+    def __init__(self, config: RouletteSimulator, layout: str, state_file: Path | None = None) -> None:
+        self.config = config
+        self.order = order_for(config.layout or layout)
+        self.state_file = state_file
+        self.game = self._load_game()
+        weights = np.ones(len(self.order))
+        if config.model == "sector-bias":
+            favoured = set(arc(self.order, config.sector_start, config.sector_width))
+            for position, number in enumerate(self.order):
+                if number in favoured:
+                    weights[position] = config.bias_factor
+        self.position_probabilities = weights / weights.sum()
+        self.last_results: dict[int, bytes] = {}
+
+    def _load_game(self) -> int:
+        if self.state_file is not None and self.state_file.exists():
+            return int(json.loads(self.state_file.read_text())["game"])
+        return 0
+
+    def _save_game(self) -> None:
+        if self.state_file is not None:
+            temporary = self.state_file.with_suffix(".tmp")
+            temporary.write_text(json.dumps({"game": self.game}))
+            temporary.replace(self.state_file)
+
+    def pocket_probability(self, number: int) -> float:
+        return float(self.position_probabilities[self.order.index(number)])
+
+    def play(self) -> tuple[int, bytes, bool]:
+        """Run the next game: (game number, result or ERR frame, garble this frame?)."""
+        self.game += 1
+        self._save_game()
+        rng = np.random.default_rng([self.config.seed, self.game])
+        ball = Direction.CLOCKWISE if self.game % 2 else Direction.ANTICLOCKWISE
+        if self.config.launch_fault == "no-alternation":
+            ball = Direction.CLOCKWISE
+        rotor = ball if self.config.launch_fault == "co-rotation" else ball.opposite
+        rpm = round(float(rng.normal(24.0, 1.5)), 1)
+        position = int(rng.choice(len(self.order), p=self.position_probabilities))
+        if rng.random() < self.config.misread_rate:
+            frame = encode("ERR", self.game, "NO_RESULT", "ball position not detected")
+        else:
+            frame = encode("RES", self.game, self.order[position], rotor.value, ball.value, f"{rpm:.1f}")
+            self.last_results[self.game] = frame
+        garble = rng.random() < self.config.garble_rate
+        return self.game, frame, garble
+
+
+class WheelSimulator:
+    """Answers RW protocol requests for one :class:`WheelModel`."""
+
+    def __init__(self, model: WheelModel, identity: dict[str, str]) -> None:
+        self.model = model
+        self.identity = identity
+
+    def handle(self, line: bytes) -> Iterable[Reply]:
+        try:
+            frame = decode(line)
+        except FrameError:
+            return [(0.0, encode("NAK", "?", "BAD_FRAME"))]
+        if frame.type == "ID?":
+            fields = [self.identity.get(key, "") for key in ("manufacturer", "model", "serial", "firmware")]
+            return [(0.0, encode("ID", *fields))]
+        if frame.type == "LAYOUT?":
+            return [(0.0, encode("LAYOUT", *self.model.order))]
+        if frame.type == "SPIN":
+            game, result, garble = self.model.play()
+            if garble:
+                result = result[:-4] + b"00\r\n" if not result[-4:-2] == b"00" else result[:-4] + b"FF\r\n"
+            return [(0.0, encode("ACK", "SPIN", game)), (self.model.config.spin_time_s, result)]
+        if frame.type == "RES?":
+            try:
+                game = int(frame.fields[0])
+            except (IndexError, ValueError):
+                return [(0.0, encode("NAK", "RES?", "BAD_GAME"))]
+            if game in self.model.last_results:
+                return [(0.0, self.model.last_results[game])]
+            return [(0.0, encode("NAK", "RES?", "UNKNOWN_GAME"))]
+        if frame.type == "STATUS?":
+            return [(0.0, encode("STATUS", "IDLE", self.model.game))]
+        return [(0.0, encode("NAK", frame.type, "UNKNOWN_COMMAND"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Simulated roulette wheel (RW protocol) on a pseudo-terminal")
+    parser.add_argument("--config", required=True, help="JSON: simulator model, identity, layout")
+    parser.add_argument("--state", type=Path, default=None, help="state file (game counter)")
+    args = parser.parse_args(argv)
+    config = json.loads(args.config)
+    model = WheelModel(
+        RouletteSimulator.model_validate(config["simulator"]), config.get("layout", "french"), args.state
+    )
+    serve_lines(WheelSimulator(model, config.get("identity", {})).handle)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

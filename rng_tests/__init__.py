@@ -1,0 +1,1 @@
+"""rng_tests package."""
