@@ -17,6 +17,16 @@ from drivers.serial_link import LinkSettings, SerialLink, WireLog
 from drivers.sim.host import SimulatorProcess, start_simulator
 
 
+def simulator_config(equipment: RouletteWheelEquipment) -> dict[str, object]:
+    """What a simulator process needs from the profile: its model, the identity to report, the layout."""
+    assert equipment.simulator is not None
+    return {
+        "simulator": equipment.simulator.model_dump(),
+        "identity": equipment.identity.model_dump(exclude_none=True) | {"firmware": equipment.identity.firmware or "sim-1.0"},
+        "layout": equipment.options.layout,
+    }
+
+
 @dataclass
 class RigDevice:
     """One opened device: its profile entry, driver, wire log and simulator (if any)."""
@@ -45,6 +55,10 @@ class Rig:
             self._devices[name] = self._open(name, self.profile.equipment[name])
         return self._devices[name]
 
+    def opened_devices(self) -> list[RigDevice]:
+        """Devices opened so far, in opening order."""
+        return list(self._devices.values())
+
     def names_of_kind(self, kind: str) -> list[str]:
         return list(self.profile.of_kind(kind))
 
@@ -53,13 +67,8 @@ class Rig:
         simulator = None
         connection = equipment.connection
         if equipment.simulator is not None:
-            config = {
-                "simulator": equipment.simulator.model_dump(),
-                "identity": equipment.identity.model_dump(exclude_none=True) | {"firmware": "sim-1.0"},
-                "layout": equipment.options.layout,
-            }
             simulator = self._stack.enter_context(
-                start_simulator(equipment.kind, config, self.work_dir / f"{name}.sim-state.json")
+                start_simulator(equipment.kind, simulator_config(equipment), self.work_dir / f"{name}.sim-state.json")
             )
             port = simulator.tty_path
         else:

@@ -1,0 +1,138 @@
+"""``bench certify``: run the certification suites against a profile's rig and judge every clause.
+
+Runs the suites through ``pytest.main`` with the bench plugin and allure
+results, shows progress, then derives clause verdicts from the journal,
+prints the clause summary and writes the run directory's HTML clause matrix.
+Exit status: 0 when every tested clause passes, 1 when any fails, 2 on an error.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.table import Table
+
+from bench.catalogue import load_catalogue
+from bench.journal import Journal
+from bench.paths import REPOSITORY_ROOT, suite_files
+from bench.profiles import ProfileError, load_profile
+from fixtures.progress import RunProgress
+from fixtures.session import default_run_dir
+from reports.clause_verdicts import ERROR, FAIL, PASS, ClauseVerdict, exit_code
+from reports.html_matrix import render_matrix
+
+EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+
+
+@dataclass
+class CertifyOutcome:
+    """What a certification run produced."""
+
+    exit_code: int
+    run_dir: Path | None
+    report: Path | None
+    verdicts: list[ClauseVerdict]
+    pytest_exit_code: int | None = None
+
+
+def _pytest_arguments(files: list[Path], profile: str, run_dir: Path) -> list[str]:
+    return [
+        *(str(path) for path in files),
+        "--profile", profile,
+        "--evidence", str(run_dir),
+        "--alluredir", str(run_dir / "allure-results"),
+        "--rootdir", str(REPOSITORY_ROOT),
+        "-p", "no:cacheprovider",
+        "-p", "no:terminal",
+        "-o", "addopts=",
+    ]
+
+
+def run_certification(
+    console: Console,
+    *,
+    profile: str = "sim",
+    suites: list[str] | None = None,
+    out: Path | None = None,
+    resume: Path | None = None,
+    show_progress: bool = True,
+) -> CertifyOutcome:
+    """Run (or resume) a certification and judge it."""
+    if resume is not None:
+        run_dir = Path(resume)
+        if not (run_dir / Journal.FILENAME).is_file():
+            console.print(f"[red]error:[/] {run_dir}: no journal to resume ({Journal.FILENAME} is missing)")
+            return CertifyOutcome(EXIT_ERROR, None, None, [])
+    else:
+        try:
+            loaded, _, _ = load_profile(profile)
+        except ProfileError as error:
+            console.print(f"[red]profile error:[/]\n{error}")
+            return CertifyOutcome(EXIT_ERROR, None, None, [])
+        run_dir = Path(out) if out is not None else default_run_dir(loaded.name)
+        if (run_dir / Journal.FILENAME).exists():
+            console.print(f"[red]error:[/] {run_dir} already holds a run; use --resume {run_dir} or another --out")
+            return CertifyOutcome(EXIT_ERROR, None, None, [])
+    try:
+        files = suite_files(suites)
+    except FileNotFoundError as error:
+        console.print(f"[red]error:[/] {error}")
+        return CertifyOutcome(EXIT_ERROR, None, None, [])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    console.print(f"{'Resuming' if resume else 'Certifying'} into [bold]{run_dir}[/]")
+
+    plugins: list[object] = []
+    progress: RunProgress | None = None
+    if show_progress:
+        progress = RunProgress(os.fdopen(os.dup(2), "w", buffering=1))
+        plugins.append(progress)
+        progress.start()
+    try:
+        pytest_code = int(pytest.main(_pytest_arguments(files, profile, run_dir), plugins=plugins))
+    finally:
+        if progress is not None:
+            progress.stop()
+
+    if not (run_dir / Journal.FILENAME).is_file():
+        console.print(f"[red]error:[/] the suites did not run (pytest exit {pytest_code}); nothing was recorded")
+        return CertifyOutcome(EXIT_ERROR, run_dir, None, [], pytest_code)
+    report, verdicts = render_matrix(run_dir, load_catalogue())
+    print_summary(console, verdicts)
+    code = exit_code(verdicts)
+    if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
+        code = EXIT_ERROR
+    if not any(verdict.verdict in (PASS, FAIL, ERROR) for verdict in verdicts):
+        console.print("[red]error:[/] no clause was tested")
+        code = EXIT_ERROR
+    console.print(f"Report: [bold]{report}[/]")
+    console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
+    return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
+
+
+def print_summary(console: Console, verdicts: list[ClauseVerdict]) -> None:
+    """The clause summary table: clause, verdict, key measurement."""
+    table = Table(title="Clause verdicts", show_lines=False)
+    table.add_column("Clause")
+    table.add_column("Verdict")
+    table.add_column("Key measurement")
+    styles = {PASS: "green", FAIL: "bold red", ERROR: "yellow"}
+    for verdict in verdicts:
+        if verdict.verdict not in (PASS, FAIL, ERROR) and not verdict.tests:
+            continue  # uncovered clauses are listed in the report, not here
+        key = verdict.key_measurement
+        if key is None:
+            text = verdict.reason
+        else:
+            unit = f" {key['unit']}" if key["unit"] else ""
+            p_text = f", p = {key['p_value']:.3g}" if key["p_value"] is not None else ""
+            text = f"{key['name']} = {key['value']}{unit}{p_text}"
+        style = styles.get(verdict.verdict, "dim")
+        table.add_row(verdict.clause_id, f"[{style}]{verdict.verdict}[/]", text)
+    console.print(table)
+    uncovered = sum(1 for verdict in verdicts if not verdict.tests)
+    if uncovered:
+        console.print(f"{uncovered} bench clause(s) of this equipment are not covered by any suite yet (see the report).")

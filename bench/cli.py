@@ -1,0 +1,171 @@
+"""The ``bench`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
+from bench.catalogue.model import Testability
+
+app = typer.Typer(help="Certification bench for casino equipment regulated by SRIJ.", no_args_is_help=True,
+                  add_completion=False)
+sim_app = typer.Typer(help="Device simulators.", no_args_is_help=True)
+app.add_typer(sim_app, name="sim")
+console = Console()
+error_console = Console(stderr=True)
+
+
+@app.command()
+def certify(
+    profile: Annotated[str, typer.Option(help="Built-in profile name or TOML path.")] = "sim",
+    suite: Annotated[Optional[list[str]], typer.Option(help="Suite to run (e.g. roulette); repeatable. Default: all.")] = None,  # noqa: UP007
+    out: Annotated[Optional[Path], typer.Option(help="Run directory (default: runs/<profile>-<time>).")] = None,  # noqa: UP007
+    resume: Annotated[Optional[Path], typer.Option(help="Continue the run in this directory.")] = None,  # noqa: UP007
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Run the certification suites on the profile's rig; exit 0 pass, 1 fail, 2 error."""
+    from bench.certify import run_certification
+
+    outcome = run_certification(console, profile=profile, suites=suite, out=out, resume=resume, show_progress=progress)
+    raise typer.Exit(outcome.exit_code)
+
+
+@app.command()
+def clauses(
+    regulation: Annotated[Optional[str], typer.Option(help="Only this regulation (e.g. p217-2007).")] = None,  # noqa: UP007
+    kind: Annotated[Optional[EquipmentKind], typer.Option(help="Only clauses about this kind.")] = None,  # noqa: UP007
+    testable: Annotated[bool, typer.Option("--testable", help="Only bench-testable clauses.")] = False,
+    coverage: Annotated[bool, typer.Option("--coverage", help="For bench clauses: the suite tests citing each.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+) -> None:
+    """List the clause catalogue."""
+    from bench.coverage import citations
+    from bench.paths import suite_files
+
+    try:
+        catalogue = load_catalogue()
+    except CatalogueError as error:
+        error_console.print(f"[red]catalogue error:[/]\n{error}")
+        raise typer.Exit(2) from error
+    if regulation is not None and regulation not in catalogue.regulations:
+        error_console.print(f"[red]error:[/] no regulation {regulation!r} (have: {', '.join(catalogue.regulations)})")
+        raise typer.Exit(2)
+    selected = catalogue.clauses(
+        regulation=regulation, kind=kind, testability=Testability.BENCH if (testable or coverage) else None
+    )
+    cited = citations(suite_files()) if coverage else {}
+    if as_json:
+        rows = [
+            clause.model_dump(mode="json") | ({"tests": cited.get(clause.id, [])} if coverage else {})
+            for clause in selected
+        ]
+        payload: dict[str, object] = {"count": len(rows), "clauses": rows}
+        if coverage:
+            payload["uncovered"] = [clause.id for clause in selected if clause.id not in cited]
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table(show_lines=False)
+    table.add_column("Clause", no_wrap=True)
+    table.add_column("Testability")
+    table.add_column("Kinds")
+    table.add_column("Tests citing it" if coverage else "Summary")
+    for clause in selected:
+        last = ", ".join(cited.get(clause.id, [])) or "[red]uncovered[/]" if coverage else clause.summary_en
+        table.add_row(clause.id, clause.testability.value, ", ".join(kind.value for kind in clause.kinds), last)
+    console.print(table)
+    if coverage:
+        covered = sum(1 for clause in selected if clause.id in cited)
+        console.print(f"{covered} of {len(selected)} bench clauses covered by suite tests; {len(selected) - covered} uncovered")
+    else:
+        console.print(f"{len(selected)} clauses")
+
+
+@app.command()
+def profiles(path: Annotated[Optional[Path], typer.Argument(help="Validate this profile file.")] = None) -> None:  # noqa: UP007
+    """List the built-in profiles, or validate a profile file."""
+    from bench.profiles import ProfileError, builtin_profiles, load_profile
+
+    if path is not None:
+        try:
+            profile, _, _ = load_profile(str(path))
+        except ProfileError as error:
+            error_console.print(f"[red]profile error:[/]\n{error}")
+            raise typer.Exit(2) from error
+        console.print(f"{path}: valid profile {profile.name!r} with {len(profile.equipment)} piece(s) of equipment")
+        return
+    for name, file in builtin_profiles().items():
+        profile, _, _ = load_profile(name)
+        console.print(f"[bold]{name}[/]  {profile.description}  ({file})")
+
+
+@app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory.")],
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="HTML file to write.")] = None,  # noqa: UP007
+) -> None:
+    """Render a run's clause matrix (HTML) from its journal."""
+    from bench.journal import Journal
+    from reports.html_matrix import render_matrix
+
+    if not (run_dir / Journal.FILENAME).is_file():
+        error_console.print(f"[red]error:[/] {run_dir}: no {Journal.FILENAME}")
+        raise typer.Exit(2)
+    target, _ = render_matrix(run_dir, load_catalogue(), output)
+    console.print(f"Report: {target}")
+
+
+@sim_app.command("serve")
+def sim_serve(
+    kind: Annotated[str, typer.Argument(help="Equipment kind, e.g. roulette-wheel.")],
+    profile: Annotated[str, typer.Option(help="Profile whose simulator model to use.")] = "sim",
+    name: Annotated[Optional[str], typer.Option(help="Equipment name in the profile (default: the first of KIND).")] = None,  # noqa: UP007
+    state: Annotated[Optional[Path], typer.Option(help="State file (the device's non-volatile memory).")] = None,  # noqa: UP007
+) -> None:
+    """Run one device simulator standalone and print its tty path (until Ctrl-C)."""
+    from bench.profiles import ProfileError, load_profile
+    from bench.rig import simulator_config
+    from drivers.sim.host import SIMULATOR_MODULES, SimulatorError, start_simulator
+
+    if kind not in SIMULATOR_MODULES:
+        error_console.print(f"[red]error:[/] no simulator for {kind!r} (have: {', '.join(SIMULATOR_MODULES)})")
+        raise typer.Exit(2)
+    try:
+        loaded, _, _ = load_profile(profile)
+    except ProfileError as error:
+        error_console.print(f"[red]profile error:[/]\n{error}")
+        raise typer.Exit(2) from error
+    candidates = {key: item for key, item in loaded.of_kind(kind).items() if item.simulator is not None}
+    if name is not None:
+        candidates = {key: item for key, item in candidates.items() if key == name}
+    if not candidates:
+        error_console.print(f"[red]error:[/] profile {loaded.name!r} has no simulated {kind}" + (f" named {name!r}" if name else ""))
+        raise typer.Exit(2)
+    equipment_name, equipment = next(iter(candidates.items()))
+    try:
+        simulator = start_simulator(kind, simulator_config(equipment), state)
+    except SimulatorError as error:
+        error_console.print(f"[red]error:[/] {error}")
+        raise typer.Exit(2) from error
+    console.print(f"{kind} simulator ({equipment_name} of profile {loaded.name}) on {simulator.tty_path}")
+    print(simulator.tty_path, flush=True)
+    try:
+        simulator.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        simulator.close()
+
+
+def main() -> None:  # pragma: no cover - console script entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

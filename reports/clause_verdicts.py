@@ -1,0 +1,125 @@
+"""Clause verdicts derived from the evidence journal (and nothing else).
+
+For each clause cited by a test of the run, from the final attempt of each
+test:
+
+* FAIL: any measurement citing the clause failed;
+* ERROR: a test citing it ended in error (device failure, no evidence) and no
+  measurement failed;
+* PASS: measurements cite it and all passed;
+* NOT TESTED: no measurement cites it (the test was skipped, or the clause does
+  not apply to the profile's equipment), with the reason.
+
+``bench``-testable clauses of the profile's equipment kinds that no test cited
+are listed as NOT TESTED too, so the matrix shows what is still uncovered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.catalogue import Catalogue
+from bench.catalogue.model import Testability
+from bench.journal import Journal
+
+PASS, FAIL, ERROR, NOT_TESTED = "PASS", "FAIL", "ERROR", "NOT TESTED"
+
+
+@dataclass
+class ClauseVerdict:
+    """The verdict on one clause and the evidence behind it."""
+
+    clause_id: str
+    verdict: str
+    reason: str = ""
+    measurements: list[dict[str, Any]] = field(default_factory=list)
+    tests: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def key_measurement(self) -> dict[str, Any] | None:
+        """The first failed measurement, else the first statistical one, else the first."""
+        for row in self.measurements:
+            if not row["passed"]:
+                return row
+        for row in self.measurements:
+            if row["p_value"] is not None:
+                return row
+        return self.measurements[0] if self.measurements else None
+
+
+def final_tests(journal: Journal, run_id: str) -> dict[str, dict[str, Any]]:
+    """The last final row of every test of the run, by node id."""
+    finals: dict[str, dict[str, Any]] = {}
+    for row in journal.rows("tests", "run_id = ? AND phase = 'final'", (run_id,)):
+        finals[row["nodeid"]] = row
+    return finals
+
+
+def run_id_of(journal: Journal) -> str:
+    runs = journal.rows("runs")
+    if not runs:
+        raise ValueError(f"{journal.path}: the journal holds no run")
+    return runs[0]["run_id"]
+
+
+def clause_verdicts(journal: Journal, catalogue: Catalogue, kinds: list[str] | None = None) -> list[ClauseVerdict]:
+    """Verdicts of every clause the run cites, then the uncovered bench clauses of ``kinds``."""
+    run_id = run_id_of(journal)
+    finals = final_tests(journal, run_id)
+    measurements = [
+        row
+        for row in journal.rows("measurements", "run_id = ?", (run_id,))
+        if row["nodeid"] in finals and row["attempt"] == finals[row["nodeid"]]["attempt"]
+    ]
+    verdicts: dict[str, ClauseVerdict] = {}
+    for test in finals.values():
+        for clause_id in test["clauses"]:
+            verdict = verdicts.setdefault(clause_id, ClauseVerdict(clause_id, NOT_TESTED))
+            verdict.tests.append(test)
+    for row in measurements:
+        for clause_id in row["clauses"]:
+            verdicts.setdefault(clause_id, ClauseVerdict(clause_id, NOT_TESTED)).measurements.append(row)
+    for verdict in verdicts.values():
+        failed = [row for row in verdict.measurements if not row["passed"]]
+        errored = [test for test in verdict.tests if test["outcome"] == "error"]
+        if failed:
+            verdict.verdict = FAIL
+            verdict.reason = "; ".join(row["name"] for row in failed)
+        elif errored:
+            verdict.verdict = ERROR
+            verdict.reason = _first_line(errored[0]["message"])
+        elif verdict.measurements:
+            verdict.verdict = PASS
+        else:
+            skipped = [test for test in verdict.tests if test["outcome"] == "skipped"]
+            verdict.reason = (
+                f"skipped: {_first_line(skipped[0]['message'])}" if skipped
+                else "not applicable to this profile's equipment (no measurement cites it)"
+            )
+    ordered = [verdicts[clause.id] for clause in catalogue.clauses() if clause.id in verdicts]
+    ordered += [verdict for clause_id, verdict in verdicts.items() if clause_id not in catalogue]
+    for kind in kinds or []:
+        for clause in catalogue.clauses(kind=kind, testability=Testability.BENCH):
+            if clause.id not in verdicts:
+                verdicts[clause.id] = ClauseVerdict(clause.id, NOT_TESTED, "no suite test of this bench cites it yet")
+                ordered.append(verdicts[clause.id])
+    return ordered
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith("E "):
+            return line[2:].strip()[:300]
+    return (lines[-1] if lines else "")[:300]
+
+
+def exit_code(verdicts: list[ClauseVerdict]) -> int:
+    """0 when every tested clause passes, 1 when any fails, 2 when any errored."""
+    states = {verdict.verdict for verdict in verdicts}
+    if FAIL in states:
+        return 1
+    if ERROR in states:
+        return 2
+    return 0
