@@ -18,8 +18,8 @@ app = typer.Typer(help="Certification bench for casino equipment regulated by SR
                   add_completion=False)
 sim_app = typer.Typer(help="Device simulators.", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
-console = Console()
-error_console = Console(stderr=True)
+console = Console(soft_wrap=True)
+error_console = Console(stderr=True, soft_wrap=True)
 
 
 @app.command()

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -70,6 +72,34 @@ _DDL = {
     "attestations": "run_id TEXT NOT NULL, at TEXT NOT NULL, clause_id TEXT NOT NULL, attested_by TEXT NOT NULL, "
     "attested_at TEXT NOT NULL, statement TEXT NOT NULL",
 }
+
+
+# table -> column -> declared SQLite type; values are stored (and hashed) as SQLite will return them
+_COLUMN_TYPES: dict[str, dict[str, str]] = {
+    table: dict(re.findall(r"\b(\w+) (TEXT|INTEGER|REAL)\b", ddl)) for table, ddl in _DDL.items()
+}
+
+
+def _as_stored(table: str, column: str, value: Any) -> Any:
+    """``value`` as SQLite returns it from ``column``, so the row hash covers what is stored.
+
+    SQLite's column affinity rewrites some values on insert (an int in a REAL column comes back
+    as a float, ``True`` in an INTEGER column as 1); hashing the value before that rewrite would
+    make :meth:`Journal.verify_chain` report an untouched row as tampered.
+    """
+    declared = _COLUMN_TYPES[table][column]
+    if value is None or column in _JSON_COLUMNS:
+        return value
+    if declared == "REAL" and isinstance(value, int):
+        return float(value)
+    if declared == "INTEGER":
+        if isinstance(value, bool):
+            return int(value)
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            return int(value)
+    if declared == "TEXT" and not isinstance(value, str):
+        raise TypeError(f"journal column {table}.{column} holds text, got {type(value).__name__} {value!r}")
+    return value
 
 
 class JournalError(RuntimeError):
@@ -182,7 +212,10 @@ class Journal:
             raise ValueError(f"journal table {table}: unknown columns {sorted(unknown)}, missing {sorted(missing)}")
         row = {column: values[column] for column in columns}
         stored = {
-            column: (canonical_json(value) if column in _JSON_COLUMNS and value is not None else value)
+            column: (
+                canonical_json(value) if column in _JSON_COLUMNS and value is not None
+                else _as_stored(table, column, value)
+            )
             for column, value in row.items()
         }
         with self._transaction():

@@ -55,11 +55,22 @@ class Frame:
     raw: bytes
 
 
+def _framing_fault(raw: bytes) -> str:
+    """Which part of the framing a line that is not an RW frame gets wrong."""
+    if not raw.startswith(b"$"):
+        return "missing '$' start character"
+    if not raw.endswith(b"\n"):
+        return "missing CR LF terminator"
+    if not re.search(rb"\*[0-9A-F]{2}\r?\n$", raw):
+        return "missing '*' and two upper-case hex checksum digits"
+    return "malformed type or fields"
+
+
 def decode(raw: bytes) -> Frame:
     """Decode one line; :class:`FrameError` names what is wrong with it."""
     match = _FRAME.match(raw)
     if not match:
-        raise FrameError("not an RW frame", raw)
+        raise FrameError(f"not an RW frame ({_framing_fault(raw)})", raw)
     body = match.group("body")
     expected = checksum(body)
     if match.group("cc").decode() != expected:

@@ -22,6 +22,14 @@ class CatalogueError(ValueError):
     """A catalogue file is unreadable or does not match the schema."""
 
 
+def _problem(document: Any, detail: Any) -> str:
+    location = tuple(detail["loc"])
+    if detail["type"] == "value_error" and location in {(), ("clauses",)}:
+        # a cross-entry check (duplicate id, section not listed): its message names the entry and field
+        return str(detail["ctx"]["error"])
+    return f"{_entry_name(document, location)}: {detail['msg']}"
+
+
 def _entry_name(document: Any, location: tuple[Any, ...]) -> str:
     if len(location) >= 2 and location[0] == "clauses" and isinstance(location[1], int):
         try:
@@ -48,8 +56,7 @@ def load_regulation_file(path: Path) -> Regulation:
         return Regulation.model_validate(document)
     except ValidationError as error:
         problems = [
-            f"{path}: {_entry_name(document, tuple(detail['loc']))}: {detail['msg']}"
-            for detail in error.errors()
+            f"{path}: {_problem(document, detail)}" for detail in error.errors()
         ]
         raise CatalogueError("\n".join(problems)) from error
 

@@ -106,11 +106,13 @@ class Regulation(BaseModel):
     @field_validator("clauses")
     @classmethod
     def _unique_ids(cls, clauses: list[Clause]) -> list[Clause]:
-        seen: set[str] = set()
-        for clause in clauses:
+        seen: dict[str, int] = {}
+        for index, clause in enumerate(clauses):
             if clause.id in seen:
-                raise ValueError(f"duplicate clause id {clause.id!r}")
-            seen.add(clause.id)
+                raise ValueError(
+                    f"entry clauses[{index}] ({clause.id}), field id: duplicate of clauses[{seen[clause.id]}]"
+                )
+            seen[clause.id] = index
         return clauses
 
     @model_validator(mode="after")
@@ -118,11 +120,12 @@ class Regulation(BaseModel):
         for index, clause in enumerate(self.clauses):
             if clause.regulation != self.regulation:
                 raise ValueError(
-                    f"clauses[{index}] ({clause.id}): regulation part must be {self.regulation!r}"
+                    f"entry clauses[{index}] ({clause.id}), field id: regulation part must be {self.regulation!r}"
                 )
             if clause.section not in self.sections:
                 raise ValueError(
-                    f"clauses[{index}] ({clause.id}): section {clause.section!r} is not listed under 'sections'"
+                    f"entry clauses[{index}] ({clause.id}), field id: "
+                    f"section {clause.section!r} is not listed under 'sections'"
                 )
         self.clauses = [clause.model_copy(update={"source": self.source}) for clause in self.clauses]
         return self

@@ -1,0 +1,153 @@
+"""``bench certify`` end to end on the simulated rig: fair passes, biased fails, errors are errors, resume loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.journal import Journal
+
+BENCH = str(Path(sys.executable).with_name("bench"))
+
+
+def certify(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([BENCH, "certify", "--no-progress", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    result = certify("--profile", "sim", "--out", str(run))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "p217-2007/roleta-francesa/5" in result.stdout and "FAIL" not in result.stdout
+    assert f"Report: {run / 'report.html'}" in result.stdout.replace("\n", "")
+    report = (run / "report.html").read_text()
+    assert "p217-2007/roleta-francesa/13" in report and "PASS" in report
+    assert any((run / "allure-results").glob("*-result.json"))
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        assert journal.verify_chain().intact
+        assert len(journal.observations(journal.rows("runs")[0]["run_id"], "wheel/spins")) == 3700
+
+
+def test_biased_wheel_fails_naming_the_clause(tmp_path: Path) -> None:
+    result = certify("--profile", "sim-biased-wheel", "--out", str(tmp_path / "run"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    failing = [line for line in result.stdout.splitlines() if "FAIL" in line]
+    assert any("p217-2007/roleta-francesa/5" in line for line in failing), result.stdout
+    assert not any("roleta-francesa/2 " in line or "roleta-francesa/13" in line for line in failing)
+
+
+def _profile(tmp_path: Path, extra: str = "", spins: int = 1500) -> Path:
+    path = tmp_path / "profile.toml"
+    path.write_text(
+        'name = "resume-test"\n[equipment.wheel]\nkind = "roulette-wheel"\n'
+        'identity = { manufacturer = "Bench Simulators", model = "RW-37", serial = "T-1" }\n'
+        f'options = {{ spins = {spins} }}\n'
+        f'simulator = {{ model = "fair", seed = 7, spin_time_s = 0.002{extra} }}\n'
+    )
+    return path
+
+
+def test_launch_fault_fails_the_launch_clause(tmp_path: Path) -> None:
+    result = certify("--profile", str(_profile(tmp_path, ', launch_fault = "co-rotation"', spins=400)),
+                     "--out", str(tmp_path / "run"))
+    assert result.returncode == 1
+    failing = [line for line in result.stdout.splitlines() if "FAIL" in line]
+    assert any("p217-2007/roleta-francesa/13" in line for line in failing), result.stdout
+
+
+def test_profile_error_exits_2_naming_the_key(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[equipment.wheel]\nkind = "roulette-wheel"\n'
+                   'identity = { manufacturer = "A", model = "B", serial = "C" }\n'
+                   'options = { spins = 10 }\nsimulator = {}\n')
+    result = certify("--profile", str(bad), "--out", str(tmp_path / "run"))
+    assert result.returncode == 2
+    assert "equipment.wheel.options.spins" in result.stdout and str(bad) in result.stdout
+
+
+def test_existing_run_directory_is_not_overwritten(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    Journal(run / Journal.FILENAME).close()
+    result = certify("--profile", "sim", "--out", str(run))
+    assert result.returncode == 2 and "--resume" in result.stdout
+
+
+def _spin_rows(run: Path) -> list[tuple[int, str, str]]:
+    with sqlite3.connect(f"file:{run / Journal.FILENAME}?mode=ro", uri=True) as db:
+        return db.execute(
+            "SELECT idx, value, row_hash FROM observations WHERE stream = 'wheel/spins' ORDER BY idx"
+        ).fetchall()
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    total = 1500
+    process = subprocess.Popen(
+        [BENCH, "certify", "--no-progress", "--profile", str(_profile(tmp_path, spins=total)), "--out", str(run)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while True:
+        assert time.monotonic() < deadline, "the run did not reach half-way in 120 s"
+        assert process.poll() is None, "the run ended before it could be killed"
+        if (run / Journal.FILENAME).exists():
+            try:
+                if len(_spin_rows(run)) >= total // 2:
+                    break
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    before = _spin_rows(run)
+    assert total // 2 <= len(before) < total
+
+    # the simulator must not outlive the killed bench (PR_SET_PDEATHSIG)
+    state_file = str(run.resolve() / "devices")
+    deadline = time.monotonic() + 10
+    while _processes_mentioning(state_file) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_mentioning(state_file) == []
+
+    result = certify("--resume", str(run))
+    assert result.returncode == 0, result.stdout + result.stderr
+    after = _spin_rows(run)
+    assert [row[0] for row in after] == list(range(total))  # every index once
+    assert after[: len(before)] == before  # nothing recorded before the kill changed or vanished
+    games = [json.loads(value)["game"] for _, value, _ in after]
+    assert len(set(games)) == total and games == sorted(games)  # no game recorded twice
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        assert journal.verify_chain().intact
+        kinds = [row["kind"] for row in journal.rows("events")]
+        assert "resumed" in kinds
+        finals = journal.rows("tests", "phase = 'final'")
+        assert sorted(row["nodeid"] for row in finals) == sorted(
+            {row["nodeid"] for row in finals}
+        ), "a test finished twice"
+        assert {row["outcome"] for row in finals} == {"passed"}
+        assert len(finals) == 3
+
+
+def test_resume_of_a_missing_run_is_an_error(tmp_path: Path) -> None:
+    result = certify("--resume", str(tmp_path / "nothing"))
+    assert result.returncode == 2 and "no journal to resume" in result.stdout

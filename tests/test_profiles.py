@@ -1,0 +1,165 @@
+"""Equipment profiles: built-ins load, errors name the file, the key and the reason (bench/profiles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.profiles import ProfileError, RouletteWheelEquipment, builtin_profiles, load_profile, load_profile_text
+from bench.profiles.loader import BUILTIN_DIR
+from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
+
+SIM_TEXT = (BUILTIN_DIR / "sim.toml").read_text(encoding="utf-8")
+FAIR_SIMULATOR = 'simulator = { model = "fair", seed = 20070226 }'
+
+
+def _write(tmp_path: Path, text: str, name: str = "lab.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _error(tmp_path: Path, text: str) -> tuple[str, Path]:
+    path = _write(tmp_path, text)
+    with pytest.raises(ProfileError) as caught:
+        load_profile(str(path))
+    return str(caught.value), path
+
+
+def test_the_template_is_the_builtin_sim_profile() -> None:
+    assert FAIR_SIMULATOR in SIM_TEXT and 'layout = "french"' in SIM_TEXT
+
+
+# -- built-in profiles -------------------------------------------------------
+
+
+def test_builtin_profiles_are_listed() -> None:
+    assert {"sim", "sim-biased-wheel"} <= set(builtin_profiles())
+
+
+def test_sim_profile_loads_fair_and_simulated() -> None:
+    profile, path, text = load_profile("sim")
+    assert profile.name == "sim"
+    assert path == BUILTIN_DIR / "sim.toml" and text == SIM_TEXT
+    wheel = profile.equipment["wheel"]
+    assert isinstance(wheel, RouletteWheelEquipment)
+    assert wheel.connection is None
+    assert wheel.simulator is not None and wheel.simulator.model == "fair"
+    assert wheel.options.game == "roleta-francesa"
+    assert wheel.options.pocket_order == FRENCH_ORDER
+    assert (wheel.options.spins, wheel.options.alpha) == (3700, 0.01)
+    assert profile.of_kind("roulette-wheel") == {"wheel": wheel}
+
+
+def test_sim_biased_wheel_profile_loads_a_nine_pocket_sector_bias() -> None:
+    profile, _, _ = load_profile("sim-biased-wheel")
+    simulator = profile.equipment["wheel"].simulator
+    assert simulator is not None
+    assert (simulator.model, simulator.sector_start, simulator.sector_width, simulator.bias_factor) == (
+        "sector-bias", 0, 9, 1.3
+    )
+
+
+def test_a_profile_file_loads_by_path_and_takes_its_name_from_the_file(tmp_path: Path) -> None:
+    text = SIM_TEXT.replace('name = "sim"\n', "", 1)
+    profile, path, loaded_text = load_profile(str(_write(tmp_path, text, "bench-7.toml")))
+    assert profile.name == "bench-7" and path.name == "bench-7.toml" and loaded_text == text
+
+
+def test_a_real_device_with_a_serial_port_loads(tmp_path: Path) -> None:
+    text = SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "/dev/ttyUSB0", baudrate = 19200 }')
+    profile, _, _ = load_profile(str(_write(tmp_path, text)))
+    wheel = profile.equipment["wheel"]
+    assert wheel.simulator is None
+    assert wheel.connection is not None and (wheel.connection.port, wheel.connection.baudrate) == ("/dev/ttyUSB0", 19200)
+
+
+def test_american_game_accepts_an_american_layout(tmp_path: Path) -> None:
+    text = SIM_TEXT.replace('game = "roleta-francesa", layout = "french"', 'game = "roleta-americana", layout = "american"')
+    profile, _, _ = load_profile(str(_write(tmp_path, text)))
+    assert profile.equipment["wheel"].options.pocket_order == AMERICAN_ORDER
+
+
+# -- errors name the file, the key and the reason ----------------------------
+
+
+def test_bad_layout_names_file_dotted_key_and_allowed_values(tmp_path: Path) -> None:
+    message, path = _error(tmp_path, SIM_TEXT.replace('layout = "french"', 'layout = "spanish"'))
+    assert str(path) in message
+    assert "key equipment.wheel.options.layout:" in message
+    assert "'french'" in message and "'american'" in message
+    assert "roulette-wheel" not in message  # the union's tag is not part of the key the user wrote
+
+
+def test_unknown_key_is_refused_with_its_key_path(tmp_path: Path) -> None:
+    text = SIM_TEXT.replace('seed = 20070226 }', 'seed = 20070226, colour = "red" }')
+    message, path = _error(tmp_path, text)
+    assert message == f"{path}: key equipment.wheel.simulator.colour: Extra inputs are not permitted"
+
+
+def test_unknown_top_level_key_is_refused(tmp_path: Path) -> None:
+    message, path = _error(tmp_path, "operator = 'ana'\n" + SIM_TEXT)
+    assert message == f"{path}: key operator: Extra inputs are not permitted"
+
+
+def test_every_problem_is_reported_one_per_line(tmp_path: Path) -> None:
+    text = SIM_TEXT.replace('layout = "french"', 'layout = "spanish"').replace("spins = 3700", "spins = 10")
+    message, path = _error(tmp_path, text)
+    lines = message.splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"{path}: key equipment.wheel.options.") for line in lines)
+    assert any(".spins:" in line and "37" in line for line in lines)
+
+
+def test_toml_syntax_error_names_the_file(tmp_path: Path) -> None:
+    message, path = _error(tmp_path, SIM_TEXT + "\n[equipment\n")
+    assert message.startswith(f"{path}: not valid TOML:")
+    assert "line" in message
+
+
+def test_a_real_device_needs_a_connection_port(tmp_path: Path) -> None:
+    message, path = _error(tmp_path, SIM_TEXT.replace(FAIR_SIMULATOR, ""))
+    assert message.startswith(f"{path}: key equipment.wheel:")
+    assert "needs connection.port" in message
+
+
+def test_an_empty_port_is_refused(tmp_path: Path) -> None:
+    message, _ = _error(tmp_path, SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "" }'))
+    assert "key equipment.wheel.connection.port:" in message
+
+
+def test_a_connection_port_and_a_simulator_together_are_refused(tmp_path: Path) -> None:
+    text = SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "/dev/ttyUSB0" }\n' + FAIR_SIMULATOR)
+    message, path = _error(tmp_path, text)
+    assert message.startswith(f"{path}: key equipment.wheel:")
+    assert "not both" in message
+
+
+def test_french_game_with_american_layout_is_refused_citing_the_clause(tmp_path: Path) -> None:
+    message, path = _error(tmp_path, SIM_TEXT.replace('layout = "french"', 'layout = "american"'))
+    assert message.startswith(f"{path}: key equipment.wheel.options:")
+    assert "p217-2007/roleta-francesa/2" in message
+
+
+def test_sector_bias_without_a_bias_is_refused(tmp_path: Path) -> None:
+    message, _ = _error(tmp_path, SIM_TEXT.replace('model = "fair"', 'model = "sector-bias"'))
+    assert "key equipment.wheel.simulator:" in message and "bias_factor" in message
+
+
+def test_unknown_equipment_kind_is_refused(tmp_path: Path) -> None:
+    message, _ = _error(tmp_path, SIM_TEXT.replace('kind = "roulette-wheel"', 'kind = "toaster"'))
+    assert "key equipment.wheel:" in message and "'toaster'" in message
+
+
+def test_missing_profile_lists_the_builtin_ones() -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_profile("no-such-profile")
+    message = str(caught.value)
+    assert message.startswith("no-such-profile: no such profile file")
+    for name in builtin_profiles():
+        assert name in message.split("(", 1)[1]
+
+
+def test_load_profile_text_names_its_origin() -> None:
+    with pytest.raises(ProfileError, match=r"^uploaded\.toml: key equipment:"):
+        load_profile_text('name = "x"\nequipment = {}\n', "uploaded.toml")
