@@ -95,7 +95,7 @@ def _as_stored(table: str, column: str, value: Any) -> Any:
     if declared == "INTEGER":
         if isinstance(value, bool):
             return int(value)
-        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2**63:
             return int(value)
     if declared == "TEXT" and not isinstance(value, str):
         raise TypeError(f"journal column {table}.{column} holds text, got {type(value).__name__} {value!r}")

@@ -39,8 +39,13 @@ def test_shipped_catalogue_loads_918_clauses_over_7_regulations() -> None:
     catalogue = load_catalogue()
     assert len(catalogue) == 918
     assert sorted(catalogue.regulations) == [
-        "four-seasons-2020", "p217-2007", "p461-2001",
-        "srij-803-2015", "srij-804-2015", "srij-805-2015", "srij-806-2015",
+        "four-seasons-2020",
+        "p217-2007",
+        "p461-2001",
+        "srij-803-2015",
+        "srij-804-2015",
+        "srij-805-2015",
+        "srij-806-2015",
     ]
     assert sum(len(regulation.clauses) for regulation in catalogue.regulations.values()) == 918
     assert all(is_clause_id(clause.id) for clause in catalogue.clauses())
@@ -174,8 +179,9 @@ def test_every_problem_is_reported(tmp_path: Path) -> None:
 
 def test_invalid_yaml_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "srij-806-2015.yaml"
-    path.write_text(SMALL.read_text(encoding="utf-8").replace("clauses:\n- id: ", "clauses:\n- id: [", 1),
-                    encoding="utf-8")
+    path.write_text(
+        SMALL.read_text(encoding="utf-8").replace("clauses:\n- id: ", "clauses:\n- id: [", 1), encoding="utf-8"
+    )
     with pytest.raises(CatalogueError) as caught:
         load_regulation_file(path)
     assert str(caught.value).startswith(f"{path}: not valid YAML:")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import signal
 import sqlite3
 import subprocess
@@ -22,23 +23,85 @@ AT = "2024-01-01T00:00:00.000000+00:00"
 def _row(table: str, i: int = 0) -> dict[str, Any]:
     """A valid row for ``table``; ``i`` varies the values that must be unique."""
     rows: dict[str, dict[str, Any]] = {
-        "runs": dict(run_id=f"{RUN}-{i}" if i else RUN, created_at=AT, profile_name="sim", profile_source="sim.toml",
-                     profile_text="name = 'sim'", software_version="0.1.0", host="lab-pc", command="bench certify"),
-        "events": dict(run_id=RUN, at=AT, kind="started", detail={"operator": "ana", "i": i}),
-        "equipment": dict(run_id=RUN, at=AT, name="wheel", kind="roulette-wheel",
-                          configured={"serial": "SIM-RW-0001"}, reported={"firmware": "1.2"}),
-        "tests": dict(run_id=RUN, at=AT, nodeid="suites/test_roulette.py::test_x", attempt=1, phase="final",
-                      outcome="passed", duration_s=1.25, clauses=["p217-2007/roleta-francesa/2"], message=""),
-        "observations": dict(run_id=RUN, at=AT, stream="spins", idx=i, nodeid="suites/test_roulette.py::test_x",
-                             source="serial", value={"pocket": i % 37}, raw_ref=f"R{i:02d}"),
-        "measurements": dict(run_id=RUN, at=AT, nodeid="suites/test_roulette.py::test_x", attempt=1, name="chi2",
-                             value=31.5, unit=None, low=None, high=None, expected=None, passed=1,
-                             clauses=["p217-2007/roleta-francesa/5"], method="Pearson chi-square", sample_size=3700,
-                             p_value=0.68, alpha=0.01, power=0.976, details={"dof": 36}),
-        "attachments": dict(run_id=RUN, at=AT, nodeid="suites/test_roulette.py::test_x", attempt=1, name="frame",
-                            sha256="ab" * 32, media_type="image/png", size=1234, path="attachments/ab.png"),
-        "attestations": dict(run_id=RUN, at=AT, clause_id="p217-2007/roleta-francesa/1", attested_by="ana",
-                             attested_at=AT, statement="Checked the table felt."),
+        "runs": {
+            "run_id": f"{RUN}-{i}" if i else RUN,
+            "created_at": AT,
+            "profile_name": "sim",
+            "profile_source": "sim.toml",
+            "profile_text": "name = 'sim'",
+            "software_version": "0.1.0",
+            "host": "lab-pc",
+            "command": "bench certify",
+        },
+        "events": {"run_id": RUN, "at": AT, "kind": "started", "detail": {"operator": "ana", "i": i}},
+        "equipment": {
+            "run_id": RUN,
+            "at": AT,
+            "name": "wheel",
+            "kind": "roulette-wheel",
+            "configured": {"serial": "SIM-RW-0001"},
+            "reported": {"firmware": "1.2"},
+        },
+        "tests": {
+            "run_id": RUN,
+            "at": AT,
+            "nodeid": "suites/test_roulette.py::test_x",
+            "attempt": 1,
+            "phase": "final",
+            "outcome": "passed",
+            "duration_s": 1.25,
+            "clauses": ["p217-2007/roleta-francesa/2"],
+            "message": "",
+        },
+        "observations": {
+            "run_id": RUN,
+            "at": AT,
+            "stream": "spins",
+            "idx": i,
+            "nodeid": "suites/test_roulette.py::test_x",
+            "source": "serial",
+            "value": {"pocket": i % 37},
+            "raw_ref": f"R{i:02d}",
+        },
+        "measurements": {
+            "run_id": RUN,
+            "at": AT,
+            "nodeid": "suites/test_roulette.py::test_x",
+            "attempt": 1,
+            "name": "chi2",
+            "value": 31.5,
+            "unit": None,
+            "low": None,
+            "high": None,
+            "expected": None,
+            "passed": 1,
+            "clauses": ["p217-2007/roleta-francesa/5"],
+            "method": "Pearson chi-square",
+            "sample_size": 3700,
+            "p_value": 0.68,
+            "alpha": 0.01,
+            "power": 0.976,
+            "details": {"dof": 36},
+        },
+        "attachments": {
+            "run_id": RUN,
+            "at": AT,
+            "nodeid": "suites/test_roulette.py::test_x",
+            "attempt": 1,
+            "name": "frame",
+            "sha256": "ab" * 32,
+            "media_type": "image/png",
+            "size": 1234,
+            "path": "attachments/ab.png",
+        },
+        "attestations": {
+            "run_id": RUN,
+            "at": AT,
+            "clause_id": "p217-2007/roleta-francesa/1",
+            "attested_by": "ana",
+            "attested_at": AT,
+            "statement": "Checked the table felt.",
+        },
     }
     return rows[table]
 
@@ -84,7 +147,7 @@ def test_rows_get_consecutive_global_seq_across_tables_and_a_hash_chain(journal:
     assert [row["seq"] for _, row in chain] == seqs
     assert [table for table, _ in chain] == [*_TABLES, "events"]
     assert chain[0][1]["prev_hash"] == GENESIS_HASH
-    for (_, before), (_, after) in zip(chain, chain[1:]):
+    for (_, before), (_, after) in itertools.pairwise(chain):
         assert after["prev_hash"] == before["row_hash"]
     assert len({row["row_hash"] for _, row in chain}) == len(chain)
     assert journal.head == chain[-1][1]["row_hash"]
@@ -202,8 +265,9 @@ def test_a_rehashed_edit_still_breaks_the_link_to_the_next_row(path: Path) -> No
     forged = row_hash(target["prev_hash"], "observations", target["seq"], stored)
     db = _raw(path)
     _drop_triggers(db)
-    db.execute("UPDATE observations SET value = ?, row_hash = ? WHERE seq = ?",
-               (stored["value"], forged, target["seq"]))
+    db.execute(
+        "UPDATE observations SET value = ?, row_hash = ? WHERE seq = ?", (stored["value"], forged, target["seq"])
+    )
     db.close()
 
     with Journal(path) as journal:
@@ -260,7 +324,7 @@ def test_rows_survive_a_sigkill_right_after_append_returns(path: Path) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
         """
     )
-    result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == -signal.SIGKILL, result.stderr
 
     with Journal(path, create=False) as journal:
@@ -275,13 +339,19 @@ def test_rows_survive_a_sigkill_right_after_append_returns(path: Path) -> None:
 
 
 def test_json_columns_round_trip(journal: Journal) -> None:
-    detail = {"argv": ["bench", "certify", "--profile", "sim"], "nested": {"b": [1, 2.5, None, True]},
-              "text": "roleta francesa — 0 à 36", "empty": {}}
+    detail = {
+        "argv": ["bench", "certify", "--profile", "sim"],
+        "nested": {"b": [1, 2.5, None, True]},
+        "text": "roleta francesa — 0 à 36",
+        "empty": {},
+    }
     value = [0, 32, 15, {"ball": "cw", "rotor": "ccw"}]
     journal.append("events", **(_row("events") | {"detail": detail}))
     journal.append("observations", **(_row("observations") | {"value": value}))
-    journal.append("measurements", **(_row("measurements") | {"value": True, "expected": "0-32-15",
-                                                              "details": {"reported": list(range(37))}}))
+    journal.append(
+        "measurements",
+        **(_row("measurements") | {"value": True, "expected": "0-32-15", "details": {"reported": list(range(37))}}),
+    )
     assert journal.rows("events")[0]["detail"] == detail
     assert journal.rows("observations")[0]["value"] == value
     measurement = journal.rows("measurements")[0]

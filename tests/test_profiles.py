@@ -57,7 +57,10 @@ def test_sim_biased_wheel_profile_loads_a_nine_pocket_sector_bias() -> None:
     simulator = profile.equipment["wheel"].simulator
     assert simulator is not None
     assert (simulator.model, simulator.sector_start, simulator.sector_width, simulator.bias_factor) == (
-        "sector-bias", 0, 9, 1.3
+        "sector-bias",
+        0,
+        9,
+        1.3,
     )
 
 
@@ -72,11 +75,16 @@ def test_a_real_device_with_a_serial_port_loads(tmp_path: Path) -> None:
     profile, _, _ = load_profile(str(_write(tmp_path, text)))
     wheel = profile.equipment["wheel"]
     assert wheel.simulator is None
-    assert wheel.connection is not None and (wheel.connection.port, wheel.connection.baudrate) == ("/dev/ttyUSB0", 19200)
+    assert wheel.connection is not None and (wheel.connection.port, wheel.connection.baudrate) == (
+        "/dev/ttyUSB0",
+        19200,
+    )
 
 
 def test_american_game_accepts_an_american_layout(tmp_path: Path) -> None:
-    text = SIM_TEXT.replace('game = "roleta-francesa", layout = "french"', 'game = "roleta-americana", layout = "american"')
+    text = SIM_TEXT.replace(
+        'game = "roleta-francesa", layout = "french"', 'game = "roleta-americana", layout = "american"'
+    )
     profile, _, _ = load_profile(str(_write(tmp_path, text)))
     assert profile.equipment["wheel"].options.pocket_order == AMERICAN_ORDER
 
@@ -93,7 +101,7 @@ def test_bad_layout_names_file_dotted_key_and_allowed_values(tmp_path: Path) -> 
 
 
 def test_unknown_key_is_refused_with_its_key_path(tmp_path: Path) -> None:
-    text = SIM_TEXT.replace('seed = 20070226 }', 'seed = 20070226, colour = "red" }')
+    text = SIM_TEXT.replace("seed = 20070226 }", 'seed = 20070226, colour = "red" }')
     message, path = _error(tmp_path, text)
     assert message == f"{path}: key equipment.wheel.simulator.colour: Extra inputs are not permitted"
 
