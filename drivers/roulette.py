@@ -9,10 +9,11 @@ bytes behind a pseudo-terminal.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from drivers.roulette_protocol import Frame, NoResult, SpinResult, decode, encode, parse_no_result, parse_result
-from drivers.serial_link import FrameError, SerialLink
+from drivers.serial_link import DeviceError, FrameError, SerialLink
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class SerialRouletteWheel(RouletteWheel):
         self.spin_timeout_s = spin_timeout_s
         self.garbled_frames = 0
 
-    def _expect(self, frame_type: str) -> callable:
+    def _expect(self, frame_type: str) -> Callable[[bytes], Frame | None]:
         def accept(line: bytes) -> Frame | None:
             frame = decode(line)
             if frame.type == "NAK":
@@ -78,7 +79,7 @@ class SerialRouletteWheel(RouletteWheel):
 
     def spin(self) -> SpinResult | NoResult:
         ack = self.link.transact(encode("SPIN"), self._expect("ACK"), what="start a game")
-        if len(ack.fields) != 2 or ack.fields[0] != "SPIN":
+        if len(ack.fields) != 2 or ack.fields[0] != "SPIN" or not ack.fields[1].isdigit():
             raise FrameError("ACK to SPIN must carry the game number", ack.raw)
         game = int(ack.fields[1])
 
@@ -94,13 +95,15 @@ class SerialRouletteWheel(RouletteWheel):
             if frame.type == "ERR":
                 outcome = parse_no_result(frame)
                 return outcome if outcome.game == game else None
+            if frame.type == "NAK":  # a refused RES? is an answer: say so instead of waiting out the timeout
+                raise FrameError(f"wheel refused the request ({','.join(frame.fields)})", line)
             return None
 
         try:
             return self.link.transact(
                 None, accept_outcome, what=f"result of game {game}", timeout_s=self.spin_timeout_s, retries=0
             )
-        except Exception:
+        except DeviceError:
             # the result frame was garbled or lost: ask the wheel to repeat it (bounded)
             return self.link.transact(
                 encode("RES?", game), accept_outcome, what=f"repeat of game {game}'s result"

@@ -110,7 +110,8 @@ class SerialLink:
                 return
             except (serial.SerialException, OSError, ValueError) as error:
                 reasons.append(str(error))
-                time.sleep(self.settings.open_backoff_s * (attempt + 1))
+                if attempt + 1 < self.settings.open_attempts:
+                    time.sleep(self.settings.open_backoff_s * (attempt + 1))
         raise DeviceError(self.settings.port, "open", reasons)
 
     def close(self) -> None:

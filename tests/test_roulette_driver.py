@@ -8,8 +8,13 @@ garbles, and every result. The driver must return exactly those results.
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+import select
+import threading
 import time
+import tty
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +25,7 @@ from bench.profiles.model import RouletteSimulator
 from drivers.roulette import SerialRouletteWheel, WheelIdentity
 from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 from drivers.roulette_protocol import Direction, NoResult, SpinResult, decode, encode
-from drivers.serial_link import FrameError, LinkSettings, SerialLink, WireLog
+from drivers.serial_link import DeviceError, FrameError, LinkSettings, SerialLink, WireLog
 from drivers.sim.host import SimulatorProcess, start_simulator
 from drivers.sim.roulette_wheel import WheelModel
 
@@ -110,7 +115,7 @@ def test_spins_have_consecutive_games_valid_numbers_and_alternating_counter_rota
     assert [result.game for result in results] == list(range(1, 13))
     assert all(0 <= result.number <= 36 for result in results)
     balls = [result.ball_direction for result in results]
-    assert all(first is not second for first, second in zip(balls, balls[1:]))  # p217-2007/roleta-francesa/13
+    assert all(first is not second for first, second in itertools.pairwise(balls))  # p217-2007/roleta-francesa/13
     assert all(result.rotor_direction is result.ball_direction.opposite for result in results)
     assert [result.raw for result in results] == [frame for _, frame, _ in opened.predicted(12)]
     assert len({result.number for result in results}) > 1
@@ -226,3 +231,83 @@ def test_the_simulator_answers_status_and_refuses_unknown_requests(open_wheel) -
     assert reply(encode("RES?", 99)) == encode("NAK", "RES?", "UNKNOWN_GAME")
     assert reply(encode("RES?", "x")) == encode("NAK", "RES?", "BAD_GAME")
     assert reply(b"$ID?*00\r\n") == encode("NAK", "?", "BAD_FRAME")
+
+
+# -- a scripted wheel (faults the simulator does not make) -------------------
+
+
+@pytest.fixture
+def scripted_wheel(tmp_path: Path) -> Iterator[Callable[[dict[bytes, list[bytes]]], SerialRouletteWheel]]:
+    """A driver on a pseudo-terminal whose far end answers each request line with fixed frames."""
+    stop = threading.Event()
+    cleanups: list[Callable[[], None]] = []
+
+    def start(script: dict[bytes, list[bytes]]) -> SerialRouletteWheel:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+
+        def serve() -> None:
+            buffer = bytearray()
+            while not stop.is_set():
+                if not select.select([master], [], [], 0.02)[0]:
+                    continue
+                buffer.extend(os.read(master, 4096))
+                while (end := buffer.find(b"\n")) >= 0:
+                    line = bytes(buffer[: end + 1])
+                    del buffer[: end + 1]
+                    for reply in script.get(line, []):
+                        os.write(master, reply)
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        link = SerialLink(
+            LinkSettings(port=os.ttyname(slave), timeout_s=0.5, retries=2), WireLog(tmp_path / "scripted.wire.jsonl")
+        )
+        link.open()
+        wheel = SerialRouletteWheel(link, spin_timeout_s=0.3)
+
+        def cleanup() -> None:
+            wheel.close()
+            stop.set()
+            thread.join(timeout=2.0)
+            os.close(master)
+            os.close(slave)
+
+        cleanups.append(cleanup)
+        return wheel
+
+    yield start
+    for cleanup in cleanups:
+        cleanup()
+
+
+def test_a_lost_result_is_asked_for_again(scripted_wheel) -> None:
+    result = encode("RES", 8, 13, "CCW", "CW", "23.1")
+    wheel = scripted_wheel({encode("SPIN"): [encode("ACK", "SPIN", 8)], encode("RES?", 8): [result]})
+    outcome = wheel.spin()
+    assert isinstance(outcome, SpinResult) and outcome.raw == result
+    assert wheel.garbled_frames == 0
+
+
+def test_a_result_for_another_game_is_not_taken_for_this_one(scripted_wheel) -> None:
+    stale, current = encode("RES", 7, 1, "CW", "CCW", "23.0"), encode("RES", 8, 2, "CCW", "CW", "23.0")
+    wheel = scripted_wheel({encode("SPIN"): [encode("ACK", "SPIN", 8), stale, current]})
+    assert wheel.spin().raw == current
+
+
+def test_a_refused_repeat_request_fails_promptly_naming_the_refusal(scripted_wheel) -> None:
+    garbled = encode("RES", 8, 13, "CCW", "CW", "23.1")[:-4] + b"00\r\n"
+    wheel = scripted_wheel(
+        {
+            encode("SPIN"): [encode("ACK", "SPIN", 8), garbled],
+            encode("RES?", 8): [encode("NAK", "RES?", "UNKNOWN_GAME")],
+        }
+    )
+    started = time.monotonic()
+    with pytest.raises(DeviceError) as caught:
+        wheel.spin()
+    assert time.monotonic() - started < 1.5  # three refusals, not three 0.5 s timeouts
+    assert caught.value.what == "repeat of game 8's result"
+    assert len(caught.value.attempts) == 3
+    assert all("wheel refused the request (RES?,UNKNOWN_GAME)" in reason for reason in caught.value.attempts)
+    assert wheel.garbled_frames == 1

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from drivers.roulette_protocol import (
@@ -233,3 +236,23 @@ def test_parse_no_result_is_not_a_spin_result() -> None:
 def test_parse_no_result_rejects_malformed_frames(frame_type: str, fields: tuple[object, ...], message: str) -> None:
     with pytest.raises(FrameError, match=message):
         parse_no_result(decode(encode(frame_type, *fields)))
+
+
+# -- the protocol document ---------------------------------------------------
+
+PROTOCOL_DOCUMENT = Path(__file__).resolve().parents[1] / "docs" / "protocols" / "roulette-wheel.md"
+
+
+def test_every_frame_in_the_protocol_document_has_the_right_checksum() -> None:
+    checked = 0
+    for line in PROTOCOL_DOCUMENT.read_text(encoding="utf-8").splitlines():
+        for text in re.findall(r"\$[A-Z?][^`\n*]*\*[0-9A-F]{2}", line):
+            raw = text.encode("ascii") + b"\r\n"
+            if "garbled" in line:  # the example of a frame corrupted on the line
+                with pytest.raises(FrameError, match="checksum"):
+                    decode(raw)
+            else:
+                frame = decode(raw)
+                assert encode(frame.type, *frame.fields) == raw, text
+            checked += 1
+    assert checked >= 30

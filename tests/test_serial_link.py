@@ -176,18 +176,17 @@ def test_no_reply_raises_after_exactly_one_plus_retries_attempts(tmp_path: Path,
 
 def test_per_call_retries_override_the_settings(pty_peer, tmp_path: Path) -> None:
     peer = pty_peer(lambda _line, _n: [])
-    with make_link(peer.path, tmp_path / "wire.jsonl", timeout_s=0.1, retries=5) as link:
-        with pytest.raises(DeviceError) as caught:
-            link.transact(encode("ID?"), accept_id, what="identify", retries=0)
+    settings = {"timeout_s": 0.1, "retries": 5}
+    with make_link(peer.path, tmp_path / "wire.jsonl", **settings) as link, pytest.raises(DeviceError) as caught:
+        link.transact(encode("ID?"), accept_id, what="identify", retries=0)
     assert len(caught.value.attempts) == 1
     assert len(peer.received) == 1
 
 
 def test_every_garbled_reply_is_listed_with_its_reason(tmp_path: Path, pty_peer) -> None:
     peer = pty_peer(lambda _line, _n: [b"$ID,x*00\r\n"])
-    with make_link(peer.path, tmp_path / "wire.jsonl", retries=1) as link:
-        with pytest.raises(DeviceError) as caught:
-            link.transact(encode("ID?"), accept_id, what="identify")
+    with make_link(peer.path, tmp_path / "wire.jsonl", retries=1) as link, pytest.raises(DeviceError) as caught:
+        link.transact(encode("ID?"), accept_id, what="identify")
     assert len(caught.value.attempts) == 2
     assert len(peer.received) == 2
     for reason in caught.value.attempts:
@@ -198,9 +197,9 @@ def test_every_garbled_reply_is_listed_with_its_reason(tmp_path: Path, pty_peer)
 def test_a_reply_without_terminator_is_logged_as_partial_and_never_accepted(tmp_path: Path, pty_peer) -> None:
     peer = pty_peer(lambda _line, _n: [ID_REPLY.rstrip(b"\r\n")])
     log = tmp_path / "wire.jsonl"
-    with make_link(peer.path, log, timeout_s=0.1, retries=0) as link:
-        with pytest.raises(DeviceError, match=r"no reply within 0.1 s"):
-            link.transact(encode("ID?"), accept_id, what="identify")
+    no_reply = pytest.raises(DeviceError, match=r"no reply within 0.1 s")
+    with make_link(peer.path, log, timeout_s=0.1, retries=0) as link, no_reply:
+        link.transact(encode("ID?"), accept_id, what="identify")
     partial = wire_entries(log, "rx-partial")
     assert partial and bytes.fromhex(partial[0]["hex"]) == ID_REPLY.rstrip(b"\r\n")
     assert partial[0]["note"] == "no terminator before timeout"

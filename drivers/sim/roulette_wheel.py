@@ -73,7 +73,7 @@ class WheelModel:
             frame = encode("ERR", self.game, "NO_RESULT", "ball position not detected")
         else:
             frame = encode("RES", self.game, self.order[position], rotor.value, ball.value, f"{rpm:.1f}")
-            self.last_results[self.game] = frame
+        self.last_results[self.game] = frame  # RES? repeats the game's outcome frame, RES or ERR
         garble = rng.random() < self.config.garble_rate
         return self.game, frame, garble
 
