@@ -113,7 +113,16 @@ def utc_now() -> str:
 
 def canonical_json(value: Any) -> str:
     """The JSON text that row hashes are computed over (sorted keys, no spaces)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_plain_scalar
+    )
+
+
+def _plain_scalar(value: Any) -> Any:
+    """numpy scalars (counts, statistics) as the Python numbers they stand for."""
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def row_hash(prev_hash: str, table: str, seq: int, row: Mapping[str, Any]) -> str:

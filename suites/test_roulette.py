@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from drivers.roulette_protocol import Direction, NoResult
+from drivers.roulette_protocol import NoResult
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness import chi_square_gof, chi_square_power, sector_alternative
 
