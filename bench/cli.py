@@ -163,9 +163,5 @@ def sim_serve(
         simulator.close()
 
 
-def main() -> None:  # pragma: no cover - console script entry
-    app()
-
-
 if __name__ == "__main__":  # pragma: no cover
     app()

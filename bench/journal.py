@@ -22,6 +22,7 @@ never record the same observation twice.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 import re
@@ -267,11 +268,11 @@ class Journal:
 
     def iter_all_rows(self) -> Iterator[tuple[str, sqlite3.Row]]:
         """Every row of every table, in global sequence order (raw, as stored)."""
-        union = " UNION ALL ".join(f"SELECT seq, '{table}' AS tbl FROM {table}" for table in _TABLES)
-        for entry in self._db.execute(f"SELECT seq, tbl FROM ({union}) ORDER BY seq"):
-            table = entry["tbl"]
-            row = self._db.execute(f"SELECT * FROM {table} WHERE seq = ?", (entry["seq"],)).fetchone()
-            yield table, row
+        def table_rows(table: str) -> Iterator[tuple[str, sqlite3.Row]]:
+            for row in self._db.execute(f"SELECT * FROM {table} ORDER BY seq"):
+                yield table, row
+
+        yield from heapq.merge(*(table_rows(table) for table in _TABLES), key=lambda entry: entry[1]["seq"])
 
     def verify_chain(self) -> ChainCheck:
         """Recompute every row hash and link; report each break."""

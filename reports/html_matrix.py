@@ -10,7 +10,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from bench.catalogue import Catalogue
 from bench.journal import Journal
 from bench.profiles import load_profile_text
-from reports.clause_verdicts import ClauseVerdict, clause_verdicts, run_id_of
+from reports.clause_verdicts import ClauseVerdict, clause_verdicts
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -24,7 +24,7 @@ def render_matrix(run_dir: Path, catalogue: Catalogue, output: Path | None = Non
         kinds = sorted({item.kind for item in profile.equipment.values()})
         verdicts = clause_verdicts(journal, catalogue, kinds)
         chain = journal.verify_chain()
-        run_id = run_id_of(journal)
+        run_id = run["run_id"]
         environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
         html = environment.get_template("clause_matrix.html.j2").render(
             run=run,

@@ -27,6 +27,7 @@ from rng_tests.fairness import chi_square_gof, chi_square_power, sector_alternat
 
 SPINS_STREAM = "wheel/spins"
 VOID_STREAM = "wheel/void-games"
+SPINS_NODEID = "suites/test_roulette.py::spins"  # the module fixture that collects both streams
 POWER_ALTERNATIVE = {"width": 9, "factor": 1.3}
 
 
@@ -40,8 +41,7 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
     """N spins of the wheel, each committed to the journal as it is read (resumable)."""
     options = roulette_wheel.equipment.options
     driver = roulette_wheel.driver
-    nodeid = "suites/test_roulette.py::spins"
-    voids = bench.stream(VOID_STREAM, nodeid)
+    voids = bench.stream(VOID_STREAM, SPINS_NODEID)
 
     def one_spin() -> tuple[dict[str, Any], str, str]:
         while True:
@@ -62,7 +62,7 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
             }
             return value, roulette_wheel.name, outcome.raw.decode("ascii", "replace").strip()
 
-    return collect_observations(bench, SPINS_STREAM, nodeid, options.spins, one_spin, "roulette spins")
+    return collect_observations(bench, SPINS_STREAM, SPINS_NODEID, options.spins, one_spin, "roulette spins")
 
 
 @pytest.mark.clause(
@@ -124,7 +124,7 @@ def test_pocket_fairness(roulette_wheel: Any, spins: ObservationStream, bench: B
     single_pocket /= single_pocket.sum()
     power_single = chi_square_power(result.sample_size, p0, single_pocket, options.alpha)
     spins_for_single = _spins_needed(p0, single_pocket, options.alpha, 0.8)
-    voids = bench.stream(VOID_STREAM, "suites/test_roulette.py::spins").count
+    voids = bench.stream(VOID_STREAM, SPINS_NODEID).count
     clauses = [_clause(roulette_wheel, "5")] + (["p217-2007/roleta-francesa/9"] if options.game == "roleta-francesa" else [])
     measure(
         "pocket frequencies chi-square",
