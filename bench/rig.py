@@ -11,20 +11,32 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.profiles.model import Profile, RouletteWheelEquipment
+from bench.profiles.model import Equipment, Profile, RngEquipment, RouletteWheelEquipment
+from drivers.rng_source import RngSource, SerialRngSource
 from drivers.roulette import RouletteWheel, SerialRouletteWheel
 from drivers.serial_link import LinkSettings, SerialLink, WireLog
 from drivers.sim.host import SimulatorProcess, start_simulator
 
 
-def simulator_config(equipment: RouletteWheelEquipment) -> dict[str, object]:
+def simulator_config(equipment: Equipment) -> dict[str, object]:
     """What a simulator process needs from the profile: its model, the identity to report, the layout."""
     assert equipment.simulator is not None
-    return {
+    config: dict[str, object] = {
         "simulator": equipment.simulator.model_dump(),
         "identity": equipment.identity.model_dump(exclude_none=True) | {"firmware": equipment.identity.firmware or "sim-1.0"},
-        "layout": equipment.options.layout,
     }
+    if isinstance(equipment, RouletteWheelEquipment):
+        config["layout"] = equipment.options.layout
+    return config
+
+
+def make_driver(equipment: Equipment, link: SerialLink) -> RouletteWheel | RngSource:
+    """The driver of the equipment's kind on an opened link."""
+    if isinstance(equipment, RouletteWheelEquipment):
+        return SerialRouletteWheel(link, spin_timeout_s=equipment.options.spin_timeout_s)
+    if isinstance(equipment, RngEquipment):
+        return SerialRngSource(link)
+    raise TypeError(f"no driver for equipment kind {equipment.kind!r}")
 
 
 @dataclass
@@ -32,8 +44,8 @@ class RigDevice:
     """One opened device: its profile entry, driver, wire log and simulator (if any)."""
 
     name: str
-    equipment: RouletteWheelEquipment
-    driver: RouletteWheel
+    equipment: Equipment
+    driver: RouletteWheel | RngSource
     wire_log: Path
     simulator: SimulatorProcess | None
 
@@ -62,7 +74,7 @@ class Rig:
     def names_of_kind(self, kind: str) -> list[str]:
         return list(self.profile.of_kind(kind))
 
-    def _open(self, name: str, equipment: RouletteWheelEquipment) -> RigDevice:
+    def _open(self, name: str, equipment: Equipment) -> RigDevice:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         simulator = None
         connection = equipment.connection
@@ -87,7 +99,7 @@ class Rig:
         link = SerialLink(settings, WireLog(wire_log))
         link.open()
         self._stack.callback(link.close)
-        driver = SerialRouletteWheel(link, spin_timeout_s=equipment.options.spin_timeout_s)
+        driver = make_driver(equipment, link)
         return RigDevice(name=name, equipment=equipment, driver=driver, wire_log=wire_log, simulator=simulator)
 
     def close(self) -> None:

@@ -6,19 +6,23 @@ is ASCII::
     $<TYPE>[,<field>...]*<CC>\r\n
 
 where ``CC`` is the XOR of every byte between ``$`` and ``*`` as two upper-case
-hex digits (the NMEA 0183 convention). This module only encodes and decodes
-frames; :mod:`drivers.roulette` drives a wheel with them.
+hex digits (the NMEA 0183 convention, :mod:`drivers.line_frame`). This module
+decodes RW frames; :mod:`drivers.roulette` drives a wheel with them.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from drivers import line_frame
+from drivers.line_frame import Frame, checksum, encode
 from drivers.serial_link import FrameError
 
-_FRAME = re.compile(rb"^\$(?P<body>[A-Z?][A-Z0-9?]*(?:,[^*\r\n]*)*)\*(?P<cc>[0-9A-F]{2})\r?\n$")
+__all__ = [
+    "Direction", "Frame", "FrameError", "NoResult", "SpinResult", "checksum", "decode", "encode",
+    "parse_no_result", "parse_result",
+]
 
 
 class Direction(StrEnum):
@@ -32,51 +36,9 @@ class Direction(StrEnum):
         return Direction.ANTICLOCKWISE if self is Direction.CLOCKWISE else Direction.CLOCKWISE
 
 
-def checksum(body: bytes) -> str:
-    """XOR of the bytes, two upper-case hex digits."""
-    value = 0
-    for byte in body:
-        value ^= byte
-    return f"{value:02X}"
-
-
-def encode(frame_type: str, *fields: object) -> bytes:
-    """Build one frame, checksum and CR LF included."""
-    body = ",".join([frame_type, *(str(field) for field in fields)]).encode("ascii")
-    return b"$" + body + b"*" + checksum(body).encode("ascii") + b"\r\n"
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A decoded frame: its type and its fields (as text)."""
-
-    type: str
-    fields: tuple[str, ...]
-    raw: bytes
-
-
-def _framing_fault(raw: bytes) -> str:
-    """Which part of the framing a line that is not an RW frame gets wrong."""
-    if not raw.startswith(b"$"):
-        return "missing '$' start character"
-    if not raw.endswith(b"\n"):
-        return "missing CR LF terminator"
-    if not re.search(rb"\*[0-9A-F]{2}\r?\n$", raw):
-        return "missing '*' and two upper-case hex checksum digits"
-    return "malformed type or fields"
-
-
 def decode(raw: bytes) -> Frame:
-    """Decode one line; :class:`FrameError` names what is wrong with it."""
-    match = _FRAME.match(raw)
-    if not match:
-        raise FrameError(f"not an RW frame ({_framing_fault(raw)})", raw)
-    body = match.group("body")
-    expected = checksum(body)
-    if match.group("cc").decode() != expected:
-        raise FrameError(f"checksum {match.group('cc').decode()} should be {expected}", raw)
-    parts = body.decode("ascii").split(",")
-    return Frame(type=parts[0], fields=tuple(parts[1:]), raw=raw)
+    """Decode one RW line; :class:`FrameError` names what is wrong with it."""
+    return line_frame.decode(raw, "RW")
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,58 @@ class RouletteWheelEquipment(_EquipmentBase):
         return self
 
 
-Equipment = Annotated[RouletteWheelEquipment, Field(discriminator="kind")]
+class RngOptions(_Strict):
+    """How a game's random number generator is certified (``suites/test_rng.py``).
+
+    The raw output is cut into ``nist_sequences`` sequences of ``nist_sequence_bits`` bits for
+    the SP 800-22 battery and its second-level analysis (section 4.2 asks for at least 55
+    sequences for the uniformity of p-values); ``dieharder_tests`` run on a stream of raw
+    bytes; ``draws`` game outcomes in ``0..draw_range-1`` test the mapping from raw output to
+    the game (modulo bias) and the outcome stream. ``alpha`` is the family-wise level of each
+    test family (Holm).
+    """
+
+    nist_sequences: Annotated[int, Field(ge=1, le=10_000)] = 55
+    nist_sequence_bits: Annotated[int, Field(ge=100, le=100_000_000)] = 1_000_000
+    dieharder_tests: list[str] = Field(default_factory=lambda: ["diehard_birthdays", "diehard_rank_32x32",
+                                                                "diehard_runs"])
+    dieharder_bytes: Annotated[int, Field(ge=0, le=10_000_000_000)] = 64_000_000
+    draw_range: Annotated[int, Field(ge=2, le=65_536)] = 37
+    draws: Annotated[int, Field(ge=0, le=100_000_000)] = 20_000
+    alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
+
+
+class RngSimulator(_Strict):
+    """The simulated generator and outcome mapping (see :mod:`drivers.sim.rng_device`)."""
+
+    model: Literal["fair", "biased-bits", "lcg-low-byte"] = "fair"
+    seed: int = 20070226
+    one_probability: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.5
+    draw_mapping: Literal["rejection", "modulo"] = "rejection"
+    raw_bits: Literal[8, 16, 32] = 32
+    garble_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+
+    @model_validator(mode="after")
+    def _bias_needs_probability(self) -> RngSimulator:
+        if self.model == "biased-bits" and self.one_probability == 0.5:
+            raise ValueError("model 'biased-bits' needs a one_probability other than 0.5")
+        return self
+
+
+class RngEquipment(_EquipmentBase):
+    """A game's RNG test interface on a serial line (RG protocol): raw output and game draws."""
+
+    kind: Literal["rng"]
+    options: RngOptions = RngOptions()
+    simulator: RngSimulator | None = None
+
+    @model_validator(mode="after")
+    def _connection_or_simulator(self) -> RngEquipment:
+        self._check_connection(self.simulator is not None)
+        return self
+
+
+Equipment = Annotated[RouletteWheelEquipment | RngEquipment, Field(discriminator="kind")]
 
 
 class Laboratory(_Strict):

@@ -22,6 +22,7 @@ from typing import Any
 
 SIMULATOR_MODULES: dict[str, str] = {
     "roulette-wheel": "drivers.sim.roulette_wheel",
+    "rng": "drivers.sim.rng_device",
 }
 
 _PR_SET_PDEATHSIG = 1
