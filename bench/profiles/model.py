@@ -135,7 +135,7 @@ class RngOptions(_Strict):
     nist_sequence_bits: Annotated[int, Field(ge=100, le=100_000_000)] = 1_000_000
     dieharder_tests: list[str] = Field(default_factory=lambda: ["diehard_birthdays", "diehard_rank_32x32",
                                                                 "diehard_runs"])
-    dieharder_bytes: Annotated[int, Field(ge=0, le=10_000_000_000)] = 64_000_000
+    dieharder_bytes: Annotated[int, Field(ge=0, le=10_000_000_000)] = 0
     draw_range: Annotated[int, Field(ge=2, le=65_536)] = 37
     draws: Annotated[int, Field(ge=0, le=100_000_000)] = 20_000
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
