@@ -13,11 +13,15 @@ from rich.table import Table
 
 from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
 from bench.catalogue.model import Testability
+from bench.cli_plan import plan
+from bench.cli_rng import rng_app
 
 app = typer.Typer(help="Certification bench for casino equipment regulated by SRIJ.", no_args_is_help=True,
                   add_completion=False)
 sim_app = typer.Typer(help="Device simulators.", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
+app.add_typer(rng_app, name="rng")
+app.command("plan")(plan)
 console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)
 

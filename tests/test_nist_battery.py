@@ -115,7 +115,8 @@ def test_second_level_passes_uniform_p_values_and_counts_inapplicable_sequences(
     report = second_level([_battery(float(p)) for p in p_values])
     assert report.passed and not report.rejected
     assert report.not_applicable == {"random_excursions": 200}
-    assert {label.label for label in report.labels} == {"frequency", "cumulative_sums/forward", "cumulative_sums/reverse"}
+    assert {label.label for label in report.labels} == {"frequency", "cumulative_sums/forward",
+                                                       "cumulative_sums/reverse"}
 
 
 def test_second_level_rejects_too_many_failures_and_non_uniform_p_values() -> None:

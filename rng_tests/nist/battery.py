@@ -70,7 +70,8 @@ def parse_parameter_overrides(items: Iterable[str]) -> dict[str, dict[str, int |
         defaults = known[test][1]
         if parameter not in defaults:
             allowed = ", ".join(defaults) or "none"
-            raise ParameterError(f"--param {item!r}: test {test!r} has no parameter {parameter!r} (parameters: {allowed})")
+            raise ParameterError(
+                f"--param {item!r}: test {test!r} has no parameter {parameter!r} (parameters: {allowed})")
         try:
             value: int | float = int(raw_value) if isinstance(defaults[parameter], int) else float(raw_value)
         except ValueError as error:
@@ -130,7 +131,8 @@ def run_battery(
         given = dict(overrides.get(name, {}))
         bad = [key for key in given if key not in defaults]
         if bad:
-            raise ParameterError(f"test {name!r} has no parameter(s) {', '.join(bad)} (parameters: {', '.join(defaults) or 'none'})")
+            raise ParameterError(f"test {name!r} has no parameter(s) {', '.join(bad)} "
+                                 f"(parameters: {', '.join(defaults) or 'none'})")
         started = time.perf_counter()
         results.append(function(sequence, **(defaults | given)))
         seconds[name] = time.perf_counter() - started

@@ -1,0 +1,168 @@
+"""``bench rng``: the statistical battery on files, from the command line.
+
+Each command exits 0 when the sample passes, 1 when it fails, 2 on an error (unreadable or
+empty file, wrong alphabet, bad parameter, missing tool), with a message naming the file and
+the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+rng_app = typer.Typer(help="Statistical tests of RNG output and game outcomes.", no_args_is_help=True)
+console = Console(soft_wrap=True)
+error_console = Console(stderr=True, soft_wrap=True)
+
+
+def _fail_input(message: str) -> typer.Exit:
+    error_console.print(f"[red]error:[/] {message}")
+    return typer.Exit(2)
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
+                    TimeRemainingColumn(), console=Console(stderr=True), transient=True, disable=not enabled)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.6f}"
+
+
+@rng_app.command("nist")
+def nist(
+    file: Annotated[Path, typer.Argument(help="Raw bytes (MSB first) or, with --ascii, 0/1 text.")],
+    ascii_bits: Annotated[bool, typer.Option("--ascii", help="The file is ASCII '0'/'1' characters.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+    param: Annotated[Optional[list[str]],  # noqa: UP007
+                     typer.Option(help="Override a parameter: TEST.PARAM=VALUE (repeatable).")] = None,
+    tests: Annotated[Optional[str], typer.Option(help="Comma-separated test names (default: all 15).")] = None,  # noqa: UP007
+    length: Annotated[Optional[int], typer.Option(help="Bits per sequence (default: the whole file as one).")] = None,  # noqa: UP007
+    sequences: Annotated[Optional[int], typer.Option(help="Number of sequences (default: as many as fit).")] = None,  # noqa: UP007
+    alpha: Annotated[float, typer.Option(help="Family-wise level of the verdict (Holm).")] = 0.01,
+) -> None:
+    """NIST SP 800-22 Rev. 1a on FILE: one sequence, or second-level analysis over several (section 4.2)."""
+    from rng_tests.fairness.multiple_testing import holm
+    from rng_tests.nist.battery import SECTIONS, ParameterError, parse_parameter_overrides, run_battery, split_sequences
+    from rng_tests.nist.bits import BitInputError, read_bits
+    from rng_tests.nist.second_level import second_level
+
+    try:
+        bits = read_bits(file, ascii_bits=ascii_bits)
+        overrides = parse_parameter_overrides(param or [])
+        selected = [name.strip() for name in tests.split(",")] if tests else None
+        pieces = split_sequences(bits, length, sequences) if length else [bits]
+    except (BitInputError, ParameterError) as error:
+        raise _fail_input(str(error)) from error
+    batteries = []
+    with _progress(not as_json) as progress:
+        task = progress.add_task("SP 800-22", total=len(pieces) * (len(selected) if selected else len(SECTIONS)))
+        try:
+            for piece in pieces:
+                batteries.append(run_battery(piece, tests=selected, parameters=overrides,
+                                             on_test_done=lambda _name: progress.advance(task)))
+        except ParameterError as error:
+            raise _fail_input(str(error)) from error
+    if len(batteries) == 1:
+        battery = batteries[0]
+        labelled = battery.p_values()
+        rejections = holm(list(labelled.values()), alpha)[1] if labelled else []
+        rejected = [label for label, reject in zip(labelled, rejections) if reject]
+        passed = not rejected
+        document: dict[str, Any] = {
+            "file": str(file), "bits": battery.n, "alpha_per_test": 0.01, "family_alpha": alpha,
+            "verdict": "PASS" if passed else "FAIL", "rejected_by_holm": rejected,
+            "method": f"each p-value against 0.01 as SP 800-22; verdict: Holm over the {len(labelled)} p-values at {alpha}",
+        } | battery.to_json()
+        if as_json:
+            console.print_json(json.dumps(document))
+        else:
+            table = Table(title=f"SP 800-22 on {file} ({battery.n:,} bits)")
+            for column in ("section", "test", "p-values", "lowest p", "pass at 0.01", "seconds"):
+                table.add_column(column)
+            for result in battery.results:
+                state = ("n/a: " + (result.not_applicable or "")) if not result.applicable else (
+                    "yes" if result.passed() else f"no ({sum(p < 0.01 for p in result.p_values.values())} below)")
+                table.add_row(SECTIONS[result.test], result.test, str(len(result.p_values)), _fmt(result.min_p_value),
+                              state, f"{battery.seconds[result.test]:.3f}")
+            console.print(table)
+            console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({document['method']})"
+                          + (f"; rejected: {', '.join(rejected)}" if rejected else ""))
+    else:
+        report = second_level(batteries, family_alpha=alpha)
+        passed = report.passed
+        document = {"file": str(file), "bits_per_sequence": length,
+                    "verdict": "PASS" if passed else "FAIL"} | report.to_json()
+        if as_json:
+            console.print_json(json.dumps(document))
+        else:
+            table = Table(title=f"SP 800-22 second level on {file}: {report.sequences} sequences of {length:,} bits")
+            for column in ("label", "sequences", "proportion", "NIST interval", "uniformity P-value_T", "flag"):
+                table.add_column(column)
+            for label in report.labels:
+                flagged = label.label in report.nist_flags or any(entry.startswith(label.label + ":")
+                                                                 for entry in report.rejected)
+                if label.label.count("/") and not flagged:
+                    continue  # one line per template/state only when it stands out
+                table.add_row(label.label, str(label.sequences), f"{label.proportion:.4f}",
+                              f"{label.interval[0]:.4f}-{label.interval[1]:.4f}", _fmt(label.uniformity_p_value),
+                              "*" if flagged else "")
+            console.print(table)
+            console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({report.to_json()['method']})")
+    raise typer.Exit(0 if passed else 1)
+
+
+@rng_app.command("outcomes")
+def outcomes(
+    file: Annotated[Path, typer.Argument(help="One outcome per line (a shuffle per line for cards).")],
+    kind: Annotated[str, typer.Option(help="roulette-french | roulette-american | dice-2 | dice-3 | cards-52xK")],
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+    alpha: Annotated[float, typer.Option(help="Family-wise level of the verdict (Holm).")] = 0.01,
+    shuffle_criterion: Annotated[str, typer.Option(
+        help="cards: riffle-7 (at least as mixed as 7 riffles) or uniform.")] = "riffle-7",
+    seed: Annotated[int, typer.Option(help="Seed of Monte-Carlo p-values.")] = 0,
+) -> None:
+    """Fairness family of game outcomes in FILE (Holm over the family)."""
+    from rng_tests.fairness.multiple_testing import adjust
+    from rng_tests.outcome_families import OutcomeFileError, outcome_family, read_outcomes
+
+    if shuffle_criterion not in ("riffle-7", "uniform"):
+        raise _fail_input(f"--shuffle-criterion {shuffle_criterion!r}: expected riffle-7 or uniform")
+    if not 0 < alpha < 0.5:
+        raise _fail_input(f"--alpha {alpha}: expected a level between 0 and 0.5")
+    try:
+        sample = read_outcomes(file, kind)
+        with _progress(not as_json) as progress:
+            progress.add_task(f"testing {len(sample.values):,} outcomes", total=None)
+            family = outcome_family(sample, criterion=shuffle_criterion, seed=seed)  # type: ignore[arg-type]
+    except (OutcomeFileError, ValueError) as error:
+        raise _fail_input(str(error) if str(error).startswith(str(file)) else f"{file}: {error}") from error
+    adjustment = adjust(family, alpha, "holm")
+    passed = not adjustment.any_rejected
+    document = {
+        "file": str(file), "kind": kind, "outcomes": int(len(sample.values)), "family_alpha": alpha,
+        "verdict": "PASS" if passed else "FAIL", "method": adjustment.description,
+        "tests": [family[member.name].to_json() | {"name": member.name, "adjusted_p_value": member.adjusted_p_value,
+                                                    "rejected": member.rejected} for member in adjustment.tests],
+    }
+    if as_json:
+        console.print_json(json.dumps(document))
+    else:
+        table = Table(title=f"{kind} outcomes in {file} ({len(sample.values):,})")
+        for column in ("test", "statistic", "p-value", "Holm p-value", "verdict"):
+            table.add_column(column)
+        for member in adjustment.tests:
+            result = family[member.name]
+            verdict = ("n/a: " + (member.not_applicable or "")) if member.not_applicable else (
+                "REJECT" if member.rejected else "ok")
+            table.add_row(member.name, f"{result.statistic:.4g}", _fmt(member.p_value), _fmt(member.adjusted_p_value),
+                          verdict)
+        console.print(table)
+        console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({adjustment.description} at {alpha})")
+    raise typer.Exit(0 if passed else 1)
