@@ -166,3 +166,61 @@ def outcomes(
         console.print(table)
         console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({adjustment.description} at {alpha})")
     raise typer.Exit(0 if passed else 1)
+
+
+@rng_app.command("dieharder")
+def dieharder(
+    file: Annotated[Path, typer.Argument(help="Raw generator output (bytes), streamed to dieharder -g 200.")],
+    tests: Annotated[Optional[str], typer.Option(help="Comma-separated test names or numbers (default: every test the file is long enough for).")] = None,  # noqa: UP007,E501
+    psamples: Annotated[Optional[int], typer.Option(help="dieharder -p for every test (default: each test's own).")] = None,  # noqa: UP007,E501
+    timeout: Annotated[float, typer.Option(help="Seconds allowed per dieharder process.")] = 900.0,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+) -> None:
+    """dieharder on FILE: each test reads the file from its start, never past its end (no rewind)."""
+    from rng_tests.dieharder.runner import Dieharder
+
+    if not file.is_file():
+        raise _fail_input(f"{file}: no such file")
+    size = file.stat().st_size
+    if size == 0:
+        raise _fail_input(f"{file}: the file is empty")
+    tool = Dieharder()
+    if not tool.available:
+        raise _fail_input(f"{file}: not tested: {tool.missing_reason}")
+    try:
+        if tests is None:
+            plan = tool.plan(size, "all", psamples=psamples, share_sample=True)
+            selected: list[str] = [entry["test"] for entry in plan if entry["enough"]]
+            if not selected:
+                smallest = min(entry["bytes_needed"] for entry in plan)
+                raise _fail_input(f"{file}: {size:,} bytes are too few for any dieharder test "
+                                  f"(the smallest needs {smallest:,})")
+        else:
+            selected = [name.strip() for name in tests.split(",") if name.strip()]
+            short = [entry for entry in tool.plan(size, selected, psamples=psamples, share_sample=True)
+                     if not entry["enough"]]
+            if short:
+                raise _fail_input(f"{file}: {size:,} bytes are too few for " + ", ".join(
+                    f"{entry['test']} (needs {entry['bytes_needed']:,})" for entry in short))
+        with _progress(not as_json) as progress:
+            progress.add_task(f"dieharder: {len(selected)} test(s)", total=None)
+            run = tool.run(file, selected, psamples=psamples, timeout=timeout, share_sample=True)
+    except ValueError as error:
+        raise _fail_input(f"{file}: {error}") from error
+    if as_json:
+        document = run.to_json()
+        for result in document["results"]:
+            for attempt in result["attempts"]:
+                attempt.pop("stdout", None)
+                attempt.pop("stderr", None)
+        console.print_json(json.dumps({"file": str(file)} | document))
+    else:
+        table = Table(title=f"dieharder {run.version} on {file} ({size:,} bytes)")
+        for column in ("test", "p-values", "assessment", "bytes read", "note"):
+            table.add_column(column)
+        for result in run.results:
+            table.add_row(result.label, ", ".join(f"{row.p_value:.6f}" for row in result.rows), str(result.status),
+                          f"{result.bytes_read:,}" if result.bytes_read is not None else "-", result.reason or "")
+        console.print(table)
+        console.print(f"Verdict: [bold]{run.verdict}[/]")
+    raise typer.Exit({"PASS": 0, "FAIL": 1}.get(run.verdict, 2))

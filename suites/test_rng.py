@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from fixtures.session import BenchSession, ObservationStream, collect_observations
+from rng_tests.dieharder.runner import Dieharder
 from rng_tests.fairness.goodness_of_fit import pearson_chi_square
 from rng_tests.fairness.integer_streams import integer_stream_tests
 from rng_tests.fairness.multiple_testing import adjust
@@ -38,6 +39,8 @@ RAW_STREAM = "rng/raw-blocks"
 RAW_NODEID = "suites/test_rng.py::raw_sample"
 RAW_BLOCK_BYTES = 4096
 RNG_CLAUSES = ("p217-2007/maquinas-automaticas/2",)
+
+pytestmark = pytest.mark.equipment("rng")
 
 
 def _raw_bytes_needed(options: Any) -> int:
@@ -108,6 +111,39 @@ def test_nist_sp800_22(rng_source: Any, raw_sample: bytes, bench: BenchSession, 
             details={"not_applicable_by_test": report.not_applicable})
     bits_used = np.int64(len(sequences)) * options.nist_sequence_bits
     assert bits_used <= bits.size
+
+
+
+@pytest.mark.clause(*RNG_CLAUSES)
+def test_dieharder(rng_source: Any, raw_sample: bytes, measure: Any, attach: Any) -> None:
+    """dieharder's tests named by the profile, each streamed the first ``dieharder_bytes`` of raw output."""
+    options = rng_source.equipment.options
+    if not options.dieharder_tests:
+        pytest.skip("the profile names no dieharder tests (options.dieharder_tests = [])")
+    tool = Dieharder()
+    if not tool.available:
+        pytest.skip(tool.missing_reason)
+    sample = raw_sample[: options.dieharder_bytes]
+    short = [entry for entry in tool.plan(len(sample), options.dieharder_tests, share_sample=True)
+             if not entry["enough"]]
+    if short:
+        raise ValueError(f"profile: options.dieharder_bytes = {len(sample):,} is too small for "
+                         + ", ".join(f"{entry['test']} ({entry['bytes_needed']:,} bytes)" for entry in short))
+    run = tool.run(sample, options.dieharder_tests, share_sample=True)
+    attach(json.dumps(run.to_json(), indent=1).encode(), "dieharder.json", "application/json", ".json")
+    for result in run.results:
+        rows = result.rows
+        measure(
+            f"dieharder {result.label}",
+            str(result.status),
+            expected="PASSED",
+            method=(f"dieharder {run.version} -g 200 (raw bytes on standard input, no rewind); PASSED/WEAK/FAILED "
+                    "by dieharder's thresholds (FAILED below 1e-6), WEAK re-tested on fresh data with doubled "
+                    "psamples up to 3 times"),
+            sample_size=result.bytes_read,
+            details={"p_values": [row.p_value for row in rows], "psamples": [row.psamples for row in rows],
+                     "reason": result.reason, "attempts": len(result.attempts), "sample_bytes": len(sample)},
+        )
 
 
 DRAW_STREAM = "rng/draw-blocks"

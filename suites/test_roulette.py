@@ -30,6 +30,8 @@ VOID_STREAM = "wheel/void-games"
 SPINS_NODEID = "suites/test_roulette.py::spins"  # the module fixture that collects both streams
 POWER_ALTERNATIVE = {"width": 9, "factor": 1.3}
 
+pytestmark = pytest.mark.equipment("roulette-wheel")
+
 
 def _clause(roulette_wheel: Any, rule: str) -> str:
     """The clause of the profile's game (roleta-francesa or roleta-americana) for a rule number."""

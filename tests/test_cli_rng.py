@@ -140,3 +140,39 @@ def test_outcomes_dice_and_input_errors(tmp_path: Path) -> None:
     bad.write_text("")
     result = _invoke("rng", "outcomes", str(bad), "--kind", "dice-2")
     assert result.exit_code == 2 and "no outcomes" in result.output
+
+
+# -- dieharder -------------------------------------------------------------------
+
+
+def test_dieharder_passes_fair_bytes_and_refuses_a_too_short_file(tmp_path: Path) -> None:
+    import pytest
+
+    from rng_tests.dieharder.runner import Dieharder
+
+    if not Dieharder().available:
+        pytest.skip(Dieharder().missing_reason)
+    path = tmp_path / "fair.bin"
+    path.write_bytes(np.random.default_rng(10).bytes(5_000_000))
+    result = _invoke("rng", "dieharder", str(path), "--tests", "diehard_3dsphere", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["verdict"] == "PASS" and document["results"][0]["status"] == "PASSED"
+    result = _invoke("rng", "dieharder", str(path), "--tests", "diehard_rank_32x32")
+    assert result.exit_code == 2 and "too few for diehard_rank_32x32" in result.output
+    result = _invoke("rng", "dieharder", str(path), "--tests", "no_such_test")
+    assert result.exit_code == 2 and "no_such_test" in result.output
+
+
+def test_dieharder_fails_a_repeating_sample(tmp_path: Path) -> None:
+    import pytest
+
+    from rng_tests.dieharder.runner import Dieharder
+
+    if not Dieharder().available:
+        pytest.skip(Dieharder().missing_reason)
+    path = tmp_path / "repeating.bin"
+    path.write_bytes(np.random.default_rng(11).bytes(4096) * 1300)  # a 4 KiB block over and over
+    result = _invoke("rng", "dieharder", str(path), "--tests", "diehard_3dsphere")
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.output

@@ -1,7 +1,7 @@
 """``suites/test_rng.py`` end to end on simulated RNG interfaces: fair passes, each defect fails its family.
 
 Sample sizes are reduced from the built-in profiles' (55 × 10^6 bits, 20,000 draws) to keep the
-run short: 6 sequences of 10^6 bits and 12,000 draws. The fair profile fails a family with
+run short: 6 sequences of 10^6 bits, 5 MB for dieharder's 3-D spheres test and 12,000 draws. The fair profile fails a family with
 probability at most α = 0.01 per family (Holm); the seeds are fixed, so the outcome is
 deterministic. The defects are far beyond what these sizes detect: a low-byte LCG has period 256
 (the rank and universal tests, among others, reject it; a 500-bit block of it still has
@@ -24,7 +24,8 @@ def _profile(tmp_path: Path, simulator: str, name: str = "rng-test") -> Path:
     path.write_text(
         f'name = "{name}"\n[equipment.rng]\nkind = "rng"\n'
         'identity = { manufacturer = "Bench Simulators", model = "RG-1", serial = "T-RG" }\n'
-        "options = { nist_sequences = 6, nist_sequence_bits = 1000000, draw_range = 37, draws = 12000 }\n"
+        "options = { nist_sequences = 6, nist_sequence_bits = 1000000, draw_range = 37, draws = 12000,"
+        ' dieharder_tests = ["diehard_3dsphere"], dieharder_bytes = 5000000 }\n'
         f"simulator = {{ {simulator} }}\n"
     )
     return path
@@ -49,6 +50,7 @@ def test_fair_generator_and_mapping_pass(tmp_path: Path) -> None:
     assert all(passed for _, passed in measured.values()), measured
     assert measured["SP 800-22 2.10 linear_complexity: hypotheses rejected"] == ("0", 1)
     assert "outcomes: modulo bias (8-bit raw)" in measured and "outcomes: gap" in measured
+    assert measured["dieharder diehard_3dsphere"] == ('"PASSED"', 1)
 
 
 def test_weak_generator_fails_sp800_22(tmp_path: Path) -> None:
@@ -60,6 +62,7 @@ def test_weak_generator_fails_sp800_22(tmp_path: Path) -> None:
     failed = {name for name, (_, passed) in measured.items() if not passed and name.startswith("SP 800-22")}
     assert {"SP 800-22 2.5 binary_matrix_rank: hypotheses rejected",
             "SP 800-22 2.9 universal: hypotheses rejected"} <= failed
+    assert measured["dieharder diehard_3dsphere"] == ('"FAILED"', 0)
 
 
 def test_modulo_mapping_fails_the_outcome_tests_while_raw_output_passes(tmp_path: Path) -> None:

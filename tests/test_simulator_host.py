@@ -127,7 +127,7 @@ def test_a_simulator_dies_when_its_parent_is_sigkilled() -> None:
 def test_an_unknown_kind_raises_simulator_error_naming_it() -> None:
     before = children_of(os.getpid())
     with pytest.raises(
-        SimulatorError, match=r"no simulator for equipment kind 'slot-machine' \(have: roulette-wheel\)"
+        SimulatorError, match=r"no simulator for equipment kind 'slot-machine' \(have: roulette-wheel, rng\)"
     ):
         start_simulator("slot-machine", CONFIG)
     assert children_of(os.getpid()) <= before  # nothing was started

@@ -125,17 +125,18 @@ class RngOptions(_Strict):
 
     The raw output is cut into ``nist_sequences`` sequences of ``nist_sequence_bits`` bits for
     the SP 800-22 battery and its second-level analysis (section 4.2 asks for at least 55
-    sequences for the uniformity of p-values); ``dieharder_tests`` run on a stream of raw
-    bytes; ``draws`` game outcomes in ``0..draw_range-1`` test the mapping from raw output to
+    sequences for the uniformity of p-values); ``dieharder_tests`` each read the first
+    ``dieharder_bytes`` bytes of the raw output (the defaults need 4.8, 6.5 and 9.6 MB at
+    dieharder's default psamples); ``draws`` game outcomes in ``0..draw_range-1`` test the mapping from raw output to
     the game (modulo bias) and the outcome stream. ``alpha`` is the family-wise level of each
     test family (Holm).
     """
 
     nist_sequences: Annotated[int, Field(ge=1, le=10_000)] = 55
     nist_sequence_bits: Annotated[int, Field(ge=100, le=100_000_000)] = 1_000_000
-    dieharder_tests: list[str] = Field(default_factory=lambda: ["diehard_birthdays", "diehard_rank_32x32",
-                                                                "diehard_runs"])
-    dieharder_bytes: Annotated[int, Field(ge=0, le=10_000_000_000)] = 0
+    dieharder_tests: list[str] = Field(default_factory=lambda: ["diehard_3dsphere", "diehard_2dsphere",
+                                                                "diehard_parking_lot"])
+    dieharder_bytes: Annotated[int, Field(ge=0, le=10_000_000_000)] = 10_000_000
     draw_range: Annotated[int, Field(ge=2, le=65_536)] = 37
     draws: Annotated[int, Field(ge=0, le=100_000_000)] = 20_000
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
