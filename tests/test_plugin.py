@@ -139,3 +139,27 @@ def test_profile_errors_stop_the_run(pytester: pytest.Pytester, tmp_path: Path) 
     assert result.ret != 0
     output = result.stdout.str() + result.stderr.str()
     assert "equipment.wheel.options.layout" in output and str(bad) in output
+
+
+def test_tests_needing_equipment_the_profile_lacks_are_deselected_not_skipped(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    evidence = tmp_path / "run"
+    result = run_suite(
+        pytester,
+        """
+@pytest.mark.equipment("roulette-wheel")
+@pytest.mark.clause("p217-2007/roleta-francesa/3")
+def test_wheel(measure):
+    measure("wheel diameter", 55.0, unit="cm", low=50, high=60)
+
+@pytest.mark.equipment("card-shuffler")
+@pytest.mark.clause("p217-2007/blackjack/55")
+def test_shuffler(measure):
+    measure("cards returned", 52, expected=52)
+""",
+        evidence,
+    )
+    result.assert_outcomes(passed=1, deselected=1)  # the built-in sim profile has a wheel, no shuffler
+    nodeids = {row[0] for row in journal_rows(evidence, "select nodeid from tests")}
+    assert nodeids == {"test_suite.py::test_wheel"}
