@@ -78,7 +78,8 @@ def nist(
         document: dict[str, Any] = {
             "file": str(file), "bits": battery.n, "alpha_per_test": 0.01, "family_alpha": alpha,
             "verdict": "PASS" if passed else "FAIL", "rejected_by_holm": rejected,
-            "method": f"each p-value against 0.01 as SP 800-22; verdict: Holm over the {len(labelled)} p-values at {alpha}",
+            "method": (f"each p-value against 0.01 as SP 800-22; "
+                       f"verdict: Holm over the {len(labelled)} p-values at {alpha}"),
         } | battery.to_json()
         if as_json:
             console.print_json(json.dumps(document))
