@@ -1,4 +1,4 @@
-"""The ASCII line framing shared by the bench's own serial protocols (RW, RG).
+"""The ASCII line framing shared by the bench's own serial protocols (RW, RG), and their common ID and NAK frames.
 
 A frame is::
 
@@ -12,11 +12,15 @@ simulated rig) carry no parity or break conditions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from drivers.serial_link import FrameError
+
+T = TypeVar("T")
 
 _FRAME = re.compile(rb"^\$(?P<body>[A-Z?][A-Z0-9?]*(?:,[^*\r\n]*)*)\*(?P<cc>[0-9A-F]{2})\r?\n$")
 
@@ -64,3 +68,57 @@ def decode(raw: bytes, protocol: str) -> Frame:
         raise FrameError(f"checksum {match.group('cc').decode()} should be {expected}", raw)
     parts = body.decode("ascii").split(",")
     return Frame(type=parts[0], fields=tuple(parts[1:]), raw=raw)
+
+
+# -- frames every protocol on this framing shares: ID and NAK ---------------------
+
+IDENTITY_FIELDS = ("manufacturer", "model", "serial", "firmware")
+
+
+@dataclass(frozen=True)
+class DeviceIdentity:
+    """What a device says it is (frame ``ID``)."""
+
+    manufacturer: str
+    model: str
+    serial: str
+    firmware: str
+
+
+def encode_identity(identity: dict[str, str]) -> bytes:
+    """The ``ID`` reply for an identity given as a mapping (missing fields sent empty)."""
+    return encode("ID", *(identity.get(key, "") for key in IDENTITY_FIELDS))
+
+
+def parse_identity(frame: Frame) -> DeviceIdentity:
+    """Fields of an ``ID`` frame."""
+    if len(frame.fields) != len(IDENTITY_FIELDS):
+        raise FrameError(f"ID frame needs {len(IDENTITY_FIELDS)} fields", frame.raw)
+    return DeviceIdentity(*frame.fields)
+
+
+def raise_if_refused(frame: Frame, device: str) -> None:
+    """A ``NAK`` is the device's answer: raise it as a :class:`FrameError` naming what was refused."""
+    if frame.type == "NAK":
+        raise FrameError(f"{device} refused the request ({','.join(frame.fields)})", frame.raw)
+
+
+def reply_acceptor(
+    decode_line: Callable[[bytes], Frame], frame_type: str, device: str,
+    parse: Callable[[Frame], T] | None = None,
+) -> Callable[[bytes], T | Frame | None]:
+    """An ``accept`` for :meth:`SerialLink.transact`: the awaited frame (parsed), None for others, NAK raised."""
+
+    def accept(line: bytes) -> T | Frame | None:
+        frame = decode_line(line)
+        raise_if_refused(frame, device)
+        if frame.type != frame_type:
+            return None
+        return parse(frame) if parse is not None else frame
+
+    return accept
+
+
+def corrupt_checksum(frame: bytes) -> bytes:
+    """The same frame with a wrong checksum (simulators' garbled-reply fault)."""
+    return frame[:-4] + (b"00\r\n" if frame[-4:-2] != b"00" else b"FF\r\n")

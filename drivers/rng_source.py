@@ -10,22 +10,12 @@ A garbled or missing reply is retried within the link's bounds and then raised a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass
 
-from drivers.line_frame import Frame
+from drivers.line_frame import DeviceIdentity, parse_identity, reply_acceptor
 from drivers.rng_protocol import DrawBlock, RawBlock, decode, encode, parse_draw, parse_raw
-from drivers.serial_link import FrameError, SerialLink
+from drivers.serial_link import SerialLink
 
-
-@dataclass(frozen=True)
-class RngIdentity:
-    """What the RNG interface says it is (frame ``ID``)."""
-
-    manufacturer: str
-    model: str
-    serial: str
-    firmware: str
+RngIdentity = DeviceIdentity  # what the RNG interface says it is (frame ``ID``)
 
 
 class RngSource(ABC):
@@ -54,38 +44,21 @@ class SerialRngSource(RngSource):
     def __init__(self, link: SerialLink) -> None:
         self.link = link
 
-    def _expect(self, frame_type: str, parse: Callable[[Frame], object] | None = None) -> Callable[[bytes], object]:
-        def accept(line: bytes) -> object:
-            frame = decode(line)
-            if frame.type == "NAK":
-                raise FrameError(f"device refused the request ({','.join(frame.fields)})", line)
-            if frame.type != frame_type:
-                return None
-            return parse(frame) if parse is not None else frame
-
-        return accept
-
     def identify(self) -> RngIdentity:
-        frame = self.link.transact(encode("ID?"), self._expect("ID"), what="identify")
-        assert isinstance(frame, Frame)
-        if len(frame.fields) != 4:
-            raise FrameError("ID frame needs 4 fields", frame.raw)
-        return RngIdentity(*frame.fields)
+        return self.link.transact(encode("ID?"), reply_acceptor(decode, "ID", "device", parse_identity),
+                                  what="identify")
 
     def raw_block(self, size: int) -> RawBlock:
-        block = self.link.transact(encode("RAW?", size), self._expect("RAW", lambda frame: parse_raw(frame, size)),
-                                   what=f"read {size} raw bytes")
-        assert isinstance(block, RawBlock)
-        return block
+        return self.link.transact(encode("RAW?", size),
+                                  reply_acceptor(decode, "RAW", "device", lambda frame: parse_raw(frame, size)),
+                                  what=f"read {size} raw bytes")
 
     def draw_block(self, outcome_range: int, count: int) -> DrawBlock:
-        block = self.link.transact(
+        return self.link.transact(
             encode("DRAW?", outcome_range, count),
-            self._expect("DRAW", lambda frame: parse_draw(frame, outcome_range, count)),
+            reply_acceptor(decode, "DRAW", "device", lambda frame: parse_draw(frame, outcome_range, count)),
             what=f"draw {count} outcomes in 0-{outcome_range - 1}",
         )
-        assert isinstance(block, DrawBlock)
-        return block
 
     def close(self) -> None:
         self.link.close()

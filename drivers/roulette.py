@@ -10,20 +10,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from drivers.line_frame import DeviceIdentity, parse_identity, raise_if_refused, reply_acceptor
 from drivers.roulette_protocol import Frame, NoResult, SpinResult, decode, encode, parse_no_result, parse_result
 from drivers.serial_link import DeviceError, FrameError, SerialLink
 
-
-@dataclass(frozen=True)
-class WheelIdentity:
-    """What the wheel says it is (frame ``ID``)."""
-
-    manufacturer: str
-    model: str
-    serial: str
-    firmware: str
+WheelIdentity = DeviceIdentity  # what the wheel says it is (frame ``ID``)
 
 
 class RouletteWheel(ABC):
@@ -56,19 +48,10 @@ class SerialRouletteWheel(RouletteWheel):
         self.garbled_frames = 0
 
     def _expect(self, frame_type: str) -> Callable[[bytes], Frame | None]:
-        def accept(line: bytes) -> Frame | None:
-            frame = decode(line)
-            if frame.type == "NAK":
-                raise FrameError(f"wheel refused the request ({','.join(frame.fields)})", line)
-            return frame if frame.type == frame_type else None
-
-        return accept
+        return reply_acceptor(decode, frame_type, "wheel")
 
     def identify(self) -> WheelIdentity:
-        frame = self.link.transact(encode("ID?"), self._expect("ID"), what="identify")
-        if len(frame.fields) != 4:
-            raise FrameError("ID frame needs 4 fields", frame.raw)
-        return WheelIdentity(*frame.fields)
+        return parse_identity(self.link.transact(encode("ID?"), self._expect("ID"), what="identify"))
 
     def layout(self) -> tuple[int, ...]:
         frame = self.link.transact(encode("LAYOUT?"), self._expect("LAYOUT"), what="read layout")
@@ -95,8 +78,7 @@ class SerialRouletteWheel(RouletteWheel):
             if frame.type == "ERR":
                 outcome = parse_no_result(frame)
                 return outcome if outcome.game == game else None
-            if frame.type == "NAK":  # a refused RES? is an answer: say so instead of waiting out the timeout
-                raise FrameError(f"wheel refused the request ({','.join(frame.fields)})", line)
+            raise_if_refused(frame, "wheel")  # a refused RES? is an answer: say so instead of waiting out the timeout
             return None
 
         try:

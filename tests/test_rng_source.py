@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bench.profiles.model import RngSimulator
-from drivers.line_frame import encode
+from drivers.line_frame import corrupt_checksum, encode
 from drivers.rng_protocol import decode, parse_draw, parse_raw
 from drivers.rng_source import RngIdentity, SerialRngSource
 from drivers.serial_link import DeviceError, FrameError, LinkSettings, SerialLink, WireLog
@@ -54,7 +54,7 @@ def test_draw_frame_values_must_lie_in_the_range_and_match_the_count() -> None:
 def test_a_corrupted_checksum_names_the_rg_protocol() -> None:
     frame = encode("RAW", 1, "00")
     with pytest.raises(FrameError, match="checksum"):
-        decode(frame[:-4] + b"00\r\n" if frame[-4:-2] != b"00" else frame[:-4] + b"FF\r\n")
+        decode(corrupt_checksum(frame))
     with pytest.raises(FrameError, match="not an RG frame"):
         decode(b"RAW,1,00\r\n")
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.profiles.model import RngSimulator
+from drivers.line_frame import corrupt_checksum, encode_identity
 from drivers.rng_protocol import MAX_DRAW_COUNT, MAX_RAW_BYTES, decode, encode
 from drivers.serial_link import FrameError
 from drivers.sim.pty_server import Reply, serve_lines
@@ -112,7 +113,7 @@ class RngDeviceSimulator:
     def _maybe_garble(self, frame: bytes) -> bytes:
         self.replies += 1
         if self.model.config.garble_rate and self._garble.random() < self.model.config.garble_rate:
-            return frame[:-4] + (b"00\r\n" if frame[-4:-2] != b"00" else b"FF\r\n")
+            return corrupt_checksum(frame)
         return frame
 
     def handle(self, line: bytes) -> Iterable[Reply]:
@@ -121,8 +122,7 @@ class RngDeviceSimulator:
         except FrameError:
             return [(0.0, encode("NAK", "?", "BAD_FRAME"))]
         if frame.type == "ID?":
-            fields = [self.identity.get(key, "") for key in ("manufacturer", "model", "serial", "firmware")]
-            return [(0.0, encode("ID", *fields))]
+            return [(0.0, encode_identity(self.identity))]
         if frame.type == "RAW?":
             try:
                 size = int(frame.fields[0])

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.profiles.model import RouletteSimulator
+from drivers.line_frame import corrupt_checksum, encode_identity
 from drivers.roulette_layout import arc, order_for
 from drivers.roulette_protocol import Direction, FrameError, decode, encode
 from drivers.sim.pty_server import Reply, serve_lines
@@ -91,14 +92,13 @@ class WheelSimulator:
         except FrameError:
             return [(0.0, encode("NAK", "?", "BAD_FRAME"))]
         if frame.type == "ID?":
-            fields = [self.identity.get(key, "") for key in ("manufacturer", "model", "serial", "firmware")]
-            return [(0.0, encode("ID", *fields))]
+            return [(0.0, encode_identity(self.identity))]
         if frame.type == "LAYOUT?":
             return [(0.0, encode("LAYOUT", *self.model.order))]
         if frame.type == "SPIN":
             game, result, garble = self.model.play()
             if garble:
-                result = result[:-4] + b"00\r\n" if not result[-4:-2] == b"00" else result[:-4] + b"FF\r\n"
+                result = corrupt_checksum(result)
             return [(0.0, encode("ACK", "SPIN", game)), (self.model.config.spin_time_s, result)]
         if frame.type == "RES?":
             try:

@@ -126,13 +126,12 @@ def second_level(
         low, high = proportion_interval(count, alpha)
         proportion = passed / count
         failures_p = float(stats.binom.sf(count - passed - 1, count, alpha))
-        chi_square: float | None = None
-        uniform_p: float | None = None
-        histogram: tuple[int, ...] = tuple(int(c) for c in np.histogram(p_values, bins=10, range=(0.0, 1.0))[0])
+        chi_square, uniform_p, histogram = uniformity(p_values)
         family.append((f"{label}: proportion", failures_p))
         if count >= MIN_SEQUENCES_FOR_UNIFORMITY:
-            chi_square, uniform_p, histogram = uniformity(p_values)
             family.append((f"{label}: uniformity", uniform_p))
+        else:  # too few sequences for the chi-square (4.2.2): keep the histogram only
+            chi_square, uniform_p = None, None
         in_interval = low <= proportion <= high
         if not in_interval or (uniform_p is not None and uniform_p < UNIFORMITY_THRESHOLD):
             flags.append(label)
