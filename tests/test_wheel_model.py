@@ -144,3 +144,30 @@ def test_sector_bias_arc_frequency_over_37000_draws() -> None:
     assert abs(z) < 4, f"arc frequency {hits / draws:.5f} vs p = {probability:.5f}: z = {z:.2f}"
     assert (hits / draws - 5 / 37) / standard_error > 4  # distinguishable from a fair wheel
     assert set(numbers) == set(range(37))  # every pocket can still come up
+
+
+def test_sensor_error_reports_a_neighbour_of_the_physical_pocket_at_the_stated_rate() -> None:
+    """The wheel's sensor misreports 1 game in 20; the physical pocket is the same as without the fault.
+
+    Over 4,000 games the count of misreports is Binomial(4000, 0.05) (mean 200, sd 13.8); the
+    bounds 150..250 are 3.6 sd wide, so a correct model fails this with probability < 0.001.
+    """
+    faulty = WheelModel(RouletteSimulator(sensor_error_rate=0.05), "french")
+    honest = WheelModel(RouletteSimulator(), "french")
+    wrong = 0
+    for game in range(1, 4001):
+        played = faulty.physical_game(game)
+        assert played.number == honest.physical_game(game).number  # the fault is in the sensor, not the wheel
+        if played.reported_number != played.number:
+            wrong += 1
+            gap = (FRENCH_ORDER.index(played.reported_number) - FRENCH_ORDER.index(played.number)) % 37
+            assert gap in (1, 36)
+    assert 150 <= wrong <= 250
+
+
+def test_play_reports_the_sensor_number() -> None:
+    model = WheelModel(RouletteSimulator(sensor_error_rate=0.5), "french")
+    for _ in range(20):
+        game, frame, _ = model.play()
+        result = parse_result(decode(frame))
+        assert result.number == model.physical_game(game).reported_number

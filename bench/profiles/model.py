@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
+from bench.profiles.camera import CameraConnection
 from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 
 
@@ -46,7 +47,9 @@ class RouletteOptions(_Strict):
     /roleta-americana); ``layout`` is the wheel's pocket order (p217-2007
     roleta-americana/2 allows French or American numbering, roleta-francesa/2
     French only); ``spins`` is the sample size of the fairness tests and
-    ``alpha`` their significance level.
+    ``alpha`` their significance level. ``outcome_source`` says where each game's
+    winning number comes from: the wheel's own serial report, the camera, or both
+    (the serial number is the outcome and every camera read is compared with it).
     """
 
     game: Literal["roleta-francesa", "roleta-americana"] = "roleta-francesa"
@@ -54,6 +57,7 @@ class RouletteOptions(_Strict):
     spins: Annotated[int, Field(ge=37, le=10_000_000)] = 3700
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
     spin_timeout_s: PositiveFloat = 120.0
+    outcome_source: Literal["serial", "camera", "both"] = "serial"
 
     @model_validator(mode="after")
     def _french_game_needs_french_layout(self) -> RouletteOptions:
@@ -75,7 +79,11 @@ class RouletteSimulator(_Strict):
       the others, the way a worn or tilted wheel favours an arc.
     Faults: ``launch_fault`` makes the ball turn with the rotor (``co-rotation``)
     or stop alternating (``no-alternation``); ``misread_rate`` reports "no result"
-    for that share of games; ``garble_rate`` corrupts that share of result frames.
+    for that share of games; ``garble_rate`` corrupts that share of result frames;
+    ``sensor_error_rate`` makes the wheel's sensor report the pocket next to the
+    one the ball is in for that share of games (a camera sees the truth).
+    ``ball_diameter_mm`` and ``wheel_diameter_mm`` are the simulated equipment's
+    physical sizes, which a simulated camera shows.
     """
 
     model: Literal["fair", "sector-bias"] = "fair"
@@ -87,6 +95,9 @@ class RouletteSimulator(_Strict):
     misread_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     garble_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     spin_time_s: Annotated[float, Field(ge=0.0)] = 0.0
+    sensor_error_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    ball_diameter_mm: Annotated[float, Field(gt=5.0, lt=60.0)] = 21.0
+    wheel_diameter_mm: Annotated[float, Field(gt=200.0, lt=1000.0)] = 560.0
     layout: Literal["french", "american"] | None = None  # defaults to the options' layout
 
     @model_validator(mode="after")
@@ -113,11 +124,25 @@ class RouletteWheelEquipment(_EquipmentBase):
     kind: Literal["roulette-wheel"]
     options: RouletteOptions = RouletteOptions()
     simulator: RouletteSimulator | None = None
+    camera: CameraConnection | None = None
 
     @model_validator(mode="after")
     def _connection_or_simulator(self) -> RouletteWheelEquipment:
         self._check_connection(self.simulator is not None)
+        if self.options.outcome_source != "serial" and self.camera is None:
+            raise ValueError(f"outcome_source {self.options.outcome_source!r} needs a camera table")
+        _check_camera(self.camera, simulated=self.simulator is not None)
         return self
+
+
+def _check_camera(camera: CameraConnection | None, *, simulated: bool) -> None:
+    """A simulated camera ('sim') only watches simulated equipment, and simulated equipment only a simulated camera."""
+    if camera is None:
+        return
+    if camera.simulated and not simulated:
+        raise ValueError("camera source 'sim' renders a simulated device: add a simulator table or a real camera source")
+    if simulated and not camera.simulated:
+        raise ValueError(f"a simulated device can only be watched by camera source 'sim', not {camera.source!r}")
 
 
 class RngOptions(_Strict):
@@ -172,7 +197,66 @@ class RngEquipment(_EquipmentBase):
         return self
 
 
-Equipment = Annotated[RouletteWheelEquipment | RngEquipment, Field(discriminator="kind")]
+class DiceOptions(_Strict):
+    """How a dice game is certified (``suites/test_dice.py``).
+
+    ``game`` selects the clauses and the dice per throw: banca francesa and cussec
+    throw 3 dice (p217-2007/banca-francesa/3, p217-2007/cussec/1), craps throws 2 of its
+    5 dice (p217-2007/craps/2). ``throws`` is the sample size; a declined read is a
+    "golpe nulo" candidate and is not a throw.
+    """
+
+    game: Literal["banca-francesa", "craps", "cussec"] = "banca-francesa"
+    throws: Annotated[int, Field(ge=10, le=10_000_000)] = 1000
+    alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
+    throw_timeout_s: PositiveFloat = 120.0
+
+    @property
+    def dice_per_throw(self) -> int:
+        return 2 if self.game == "craps" else 3
+
+    @property
+    def edge_limits_mm(self) -> tuple[float, float]:
+        """Allowed die edge (p217-2007/banca-francesa/3, cussec/1: 12-15 mm; craps/2: 18-20 mm)."""
+        return (18.0, 20.0) if self.game == "craps" else (12.0, 15.0)
+
+
+class DiceSimulator(_Strict):
+    """The simulated dice: ``fair`` (every face 1/6) or ``loaded`` (``loaded_face`` comes up with
+    ``loaded_probability`` on every die, the other faces sharing the rest), their size and look."""
+
+    model: Literal["fair", "loaded"] = "fair"
+    seed: int = 20070226
+    loaded_face: Annotated[int, Field(ge=1, le=6)] = 6
+    loaded_probability: Annotated[float, Field(gt=0.0, lt=1.0)] = 1 / 6
+    edge_mm: Annotated[float, Field(gt=5.0, lt=40.0)] | None = None  # default: the middle of the game's range
+    style: Literal["translucent-red", "opaque-white"] = "translucent-red"
+    throw_time_s: Annotated[float, Field(ge=0.0)] = 0.0
+
+    @model_validator(mode="after")
+    def _load_needs_probability(self) -> DiceSimulator:
+        if self.model == "loaded" and abs(self.loaded_probability - 1 / 6) < 1e-9:
+            raise ValueError("model 'loaded' needs a loaded_probability other than 1/6")
+        return self
+
+
+class DiceTableEquipment(_Strict):
+    """A dice game (arena or cussec dome) watched by a camera that reads every throw."""
+
+    kind: Literal["dice-table"]
+    identity: Identity
+    options: DiceOptions = DiceOptions()
+    camera: CameraConnection
+    simulator: DiceSimulator | None = None
+    connection: None = None  # dice have no data line: the camera is the only witness
+
+    @model_validator(mode="after")
+    def _camera_matches_simulation(self) -> DiceTableEquipment:
+        _check_camera(self.camera, simulated=self.simulator is not None)
+        return self
+
+
+Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment, Field(discriminator="kind")]
 
 
 class Laboratory(_Strict):

@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,30 @@ from drivers.line_frame import corrupt_checksum, encode_identity
 from drivers.roulette_layout import arc, order_for
 from drivers.roulette_protocol import Direction, FrameError, decode, encode
 from drivers.sim.pty_server import Reply, serve_lines
+
+
+def read_game_counter(state_file: Path) -> int:
+    """The last game number a simulated wheel started, from its state file (its non-volatile memory)."""
+    try:
+        return int(json.loads(state_file.read_text())["game"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{state_file}: unreadable wheel state ({error})") from error
+
+
+@dataclass(frozen=True)
+class PhysicalGame:
+    """One simulated game as it physically happened, and what the wheel's sensor reports of it."""
+
+    game: int
+    ball: Direction
+    rotor: Direction
+    rotor_rpm: float
+    number: int
+    """The pocket the ball rests in."""
+    reported_number: int
+    """What the wheel's sensor reports (differs from ``number`` under ``sensor_error_rate``)."""
+    misread: bool
+    garble: bool
 
 
 class WheelModel:
@@ -47,7 +72,7 @@ class WheelModel:
 
     def _load_game(self) -> int:
         if self.state_file is not None and self.state_file.exists():
-            return int(json.loads(self.state_file.read_text())["game"])
+            return read_game_counter(self.state_file)
         return 0
 
     def _save_game(self) -> None:
@@ -59,24 +84,37 @@ class WheelModel:
     def pocket_probability(self, number: int) -> float:
         return float(self.position_probabilities[self.order.index(number)])
 
-    def play(self) -> tuple[int, bytes, bool]:
-        """Run the next game: (game number, result or ERR frame, garble this frame?)."""
-        self.game += 1
-        self._save_game()
-        rng = np.random.default_rng([self.config.seed, self.game])
-        ball = Direction.CLOCKWISE if self.game % 2 else Direction.ANTICLOCKWISE
+    def physical_game(self, game: int) -> PhysicalGame:
+        """What physically happens in game ``game``, drawn from its own generator seeded ``(seed, game)``.
+
+        A simulated camera watching this wheel renders the same game from the same draw,
+        so it sees the pocket the ball is really in, whatever the wheel's sensor reports.
+        """
+        rng = np.random.default_rng([self.config.seed, game])
+        ball = Direction.CLOCKWISE if game % 2 else Direction.ANTICLOCKWISE
         if self.config.launch_fault == "no-alternation":
             ball = Direction.CLOCKWISE
         rotor = ball if self.config.launch_fault == "co-rotation" else ball.opposite
         rpm = round(float(rng.normal(24.0, 1.5)), 1)
         position = int(rng.choice(len(self.order), p=self.position_probabilities))
-        if rng.random() < self.config.misread_rate:
+        misread = bool(rng.random() < self.config.misread_rate)
+        garble = bool(rng.random() < self.config.garble_rate)
+        sensor_error = bool(rng.random() < self.config.sensor_error_rate)
+        reported = (position + (1 if rng.random() < 0.5 else -1)) % len(self.order) if sensor_error else position
+        return PhysicalGame(game, ball, rotor, rpm, self.order[position], self.order[reported], misread, garble)
+
+    def play(self) -> tuple[int, bytes, bool]:
+        """Run the next game: (game number, result or ERR frame, garble this frame?)."""
+        self.game += 1
+        self._save_game()
+        played = self.physical_game(self.game)
+        if played.misread:
             frame = encode("ERR", self.game, "NO_RESULT", "ball position not detected")
         else:
-            frame = encode("RES", self.game, self.order[position], rotor.value, ball.value, f"{rpm:.1f}")
+            frame = encode("RES", self.game, played.reported_number, played.rotor.value, played.ball.value,
+                           f"{played.rotor_rpm:.1f}")
         self.last_results[self.game] = frame  # RES? repeats the game's outcome frame, RES or ERR
-        garble = rng.random() < self.config.garble_rate
-        return self.game, frame, garble
+        return self.game, frame, played.garble
 
 
 class WheelSimulator:

@@ -158,9 +158,25 @@ def apply_nuisance(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Turn a clean world image into a camera frame; returns ``(image, homography world -> image)``.
 
-    Order: lighting, glare spots, perspective warp, defocus and motion blur, sensor
-    noise, JPEG round trip. The homography is ``homography`` when given, else drawn
-    from ``rng`` with :func:`perspective_homography` (identity when ``perspective`` is 0).
+    :func:`apply_optics` (lighting, glare spots, perspective, blur), then :func:`apply_sensor`
+    (sensor noise, JPEG round trip).
+    """
+    image, homography = apply_optics(world, nuisance, rng, homography=homography)
+    return apply_sensor(image, nuisance, rng)[0], homography
+
+
+def apply_optics(
+    world: np.ndarray,
+    nuisance: Nuisance,
+    rng: np.random.Generator,
+    *,
+    homography: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """What stays the same from one frame to the next of a still scene: light, glare, perspective, blur.
+
+    Order: lighting, glare spots, perspective warp, defocus and motion blur. The homography
+    is ``homography`` when given, else drawn from ``rng`` with :func:`perspective_homography`
+    (identity when ``perspective`` is 0). Returns ``(image, homography world -> image)``.
     """
     height, width = world.shape[:2]
     image = _lighting(world, nuisance)
@@ -179,14 +195,24 @@ def apply_nuisance(
         image = cv2.GaussianBlur(image, (0, 0), nuisance.blur_sigma)
     if nuisance.motion_blur_px >= 1.0:
         image = motion_blur(image, nuisance.motion_blur_px, nuisance.motion_angle_deg)
+    return image, np.asarray(homography, dtype=np.float64)
+
+
+def apply_sensor(image: np.ndarray, nuisance: Nuisance, rng: np.random.Generator) -> tuple[np.ndarray, bytes | None]:
+    """What changes in every frame even of a still scene: sensor noise, then the camera's JPEG encoding.
+
+    Returns ``(image, jpeg_bytes)``; ``jpeg_bytes`` is the encoded frame a JPEG camera would deliver
+    (``None`` without JPEG), so a simulated frame's evidence is the camera's own bytes.
+    """
     if nuisance.noise_sigma > 0:
         noise = np.empty((image.shape[0], image.size // image.shape[0]), dtype=np.int16)  # one channel: randn
         cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))  # fills only the first of several channels
         cv2.randn(noise, 0.0, float(nuisance.noise_sigma))  # OpenCV's generator is fast; seeded from rng
-        noise = noise.reshape(image.shape)
-        image = cv2.add(image.astype(np.int16), noise).clip(0, 255).astype(np.uint8)
-    if nuisance.jpeg_quality is not None:
-        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(nuisance.jpeg_quality)])
-        if ok:
-            image = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
-    return image, np.asarray(homography, dtype=np.float64)
+        image = cv2.add(image.astype(np.int16), noise.reshape(image.shape)).clip(0, 255).astype(np.uint8)
+    if nuisance.jpeg_quality is None:
+        return image, None
+    ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(nuisance.jpeg_quality)])
+    if not ok:  # pragma: no cover - OpenCV always encodes uint8 images
+        raise ValueError("JPEG encoding failed")
+    encoded = buffer.tobytes()
+    return cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED), encoded

@@ -1,0 +1,69 @@
+"""Profile model of a camera watching equipment: where frames come from and how reads become outcomes.
+
+A camera reads outcomes independently of what the equipment itself claims (dice
+faces, the roulette pocket under the ball). ``source`` is what
+:func:`drivers.camera.open_camera` accepts: a device index (``"0"``), a device path,
+a video file, a folder of images, an ``rtsp://`` or ``http(s)://`` URL, or ``"sim"``
+for a simulated camera that renders the simulated equipment's physical state.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CameraSimulation(_Strict):
+    """How a simulated camera renders frames: nuisance strength and read-decline cases injected.
+
+    ``nuisance = "realistic"`` draws lighting, glare, noise, defocus, perspective and JPEG
+    at the strengths the readers are benchmarked against; ``"none"`` renders clean frames.
+    The ``*_rate`` fields inject cases a reader must decline (ball on a fret, ball
+    hidden; a die cocked or stacked), each the share of outcomes affected.
+    """
+
+    seed: int = 20070226
+    nuisance: Literal["realistic", "none"] = "realistic"
+    fret_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    hidden_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    cocked_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    stacked_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    markers: bool = True
+    """ArUco markers on the wheel surround (calibration by homography; ellipse fitting without)."""
+    target: bool = True
+    """A printed ArUco calibration board in view, for measuring dimensions in mm."""
+
+
+class CameraConnection(_Strict):
+    """A camera and how its reads are turned into outcomes.
+
+    ``votes`` settled frames are read per outcome and must all agree, otherwise the
+    outcome is declined. ``calibration`` is a wheel calibration file written by
+    ``bench calibrate roulette`` (real wheels; a simulated camera calibrates itself).
+    ``keep_frames`` says which frames are kept as evidence: ``all`` keeps one frame of
+    every outcome plus every declined or disputed frame; ``disputed`` keeps only the
+    declined and disputed ones (for long simulated runs).
+    """
+
+    source: str = Field(min_length=1)
+    width: PositiveInt | None = None
+    height: PositiveInt | None = None
+    timeout_s: PositiveFloat = 5.0
+    retries: Annotated[int, Field(ge=0, le=10)] = 3
+    votes: Annotated[int, Field(ge=1, le=15)] = 3
+    calibration: str | None = None
+    keep_frames: Literal["all", "disputed"] = "all"
+    target_marker_mm: PositiveFloat = 20.0
+    """Side of one marker of the printed ArUco calibration board in view (measuring)."""
+    camera_height_mm: PositiveFloat | None = None
+    """Lens height above the table, for the parallax correction of raised features (a die's top face)."""
+    simulation: CameraSimulation | None = None
+
+    @property
+    def simulated(self) -> bool:
+        return self.source == "sim"

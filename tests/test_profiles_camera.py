@@ -1,0 +1,76 @@
+"""Profiles with cameras: dice tables and roulette wheels read by camera (bench/profiles/camera.py, model.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.profiles import ProfileError, load_profile
+from bench.profiles.model import DiceTableEquipment, RouletteWheelEquipment
+
+WHEEL = """
+name = "lab"
+[equipment.wheel]
+kind = "roulette-wheel"
+identity = { manufacturer = "M", model = "W", serial = "1" }
+"""
+DICE = """
+name = "lab"
+[equipment.dice]
+kind = "dice-table"
+identity = { manufacturer = "M", model = "Arena", serial = "7" }
+"""
+
+
+def _load(tmp_path: Path, text: str):
+    path = tmp_path / "lab.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_profile(str(path))[0]
+
+
+def _error(tmp_path: Path, text: str) -> str:
+    with pytest.raises(ProfileError) as caught:
+        _load(tmp_path, text)
+    return str(caught.value)
+
+
+def test_a_simulated_wheel_read_by_a_simulated_camera_and_its_sensor(tmp_path: Path) -> None:
+    profile = _load(tmp_path, WHEEL + """simulator = { model = "fair", sensor_error_rate = 0.005 }
+options = { outcome_source = "both" }
+camera = { source = "sim", votes = 3, keep_frames = "disputed", simulation = { fret_rate = 0.01 } }
+""")
+    wheel = profile.equipment["wheel"]
+    assert isinstance(wheel, RouletteWheelEquipment)
+    assert wheel.options.outcome_source == "both" and wheel.camera is not None and wheel.camera.simulated
+    assert wheel.camera.simulation is not None and wheel.camera.simulation.fret_rate == 0.01
+
+
+def test_camera_outcomes_need_a_camera(tmp_path: Path) -> None:
+    message = _error(tmp_path, WHEEL + 'simulator = { model = "fair" }\noptions = { outcome_source = "camera" }\n')
+    assert "needs a camera" in message
+
+
+def test_a_simulated_camera_cannot_watch_a_real_wheel_nor_a_real_camera_a_simulated_one(tmp_path: Path) -> None:
+    real_wheel = WHEEL + 'connection = { port = "/dev/ttyUSB0" }\ncamera = { source = "sim" }\n'
+    assert "renders a simulated device" in _error(tmp_path, real_wheel)
+    sim_wheel = WHEEL + 'simulator = { model = "fair" }\ncamera = { source = "0" }\n'
+    assert "only be watched by camera source 'sim'" in _error(tmp_path, sim_wheel)
+
+
+def test_a_dice_table_takes_its_dice_per_throw_and_edge_limits_from_the_game(tmp_path: Path) -> None:
+    profile = _load(tmp_path, DICE + """options = { game = "craps", throws = 500 }
+camera = { source = "sim" }
+simulator = { model = "loaded", loaded_face = 6, loaded_probability = 0.2 }
+""")
+    dice = profile.equipment["dice"]
+    assert isinstance(dice, DiceTableEquipment)
+    assert dice.options.dice_per_throw == 2 and dice.options.edge_limits_mm == (18.0, 20.0)
+    banca = _load(tmp_path, DICE + 'camera = { source = "/data/arena-frames" }\n').equipment["dice"]
+    assert banca.options.dice_per_throw == 3 and banca.options.edge_limits_mm == (12.0, 15.0)
+
+
+def test_a_dice_table_needs_a_camera_and_a_loaded_die_needs_a_load(tmp_path: Path) -> None:
+    assert "camera" in _error(tmp_path, DICE)
+    message = _error(tmp_path, DICE + 'camera = { source = "sim" }\nsimulator = { model = "loaded" }\n')
+    assert "loaded_probability" in message
