@@ -14,6 +14,7 @@ from rich.table import Table
 from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
 from bench.catalogue.model import Testability
 from bench.cli_plan import plan
+from bench.cli_read import calibrate_app, read_app
 from bench.cli_rng import rng_app
 
 app = typer.Typer(help="Certification bench for casino equipment regulated by SRIJ.", no_args_is_help=True,
@@ -21,6 +22,8 @@ app = typer.Typer(help="Certification bench for casino equipment regulated by SR
 sim_app = typer.Typer(help="Device simulators.", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
 app.add_typer(rng_app, name="rng")
+app.add_typer(read_app, name="read")
+app.add_typer(calibrate_app, name="calibrate")
 app.command("plan")(plan)
 console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)

@@ -11,9 +11,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.profiles.model import Equipment, Profile, RngEquipment, RouletteWheelEquipment
+from bench.profiles.model import DiceTableEquipment, Equipment, Profile, RngEquipment, RouletteWheelEquipment
+from bench.rig_cameras import open_dice_table, open_wheel_camera
+from drivers.dice_table import DiceTable
 from drivers.rng_source import RngSource, SerialRngSource
 from drivers.roulette import RouletteWheel, SerialRouletteWheel
+from drivers.roulette_camera import RouletteCamera
 from drivers.serial_link import LinkSettings, SerialLink, WireLog
 from drivers.sim.host import SimulatorProcess, start_simulator
 
@@ -41,13 +44,14 @@ def make_driver(equipment: Equipment, link: SerialLink) -> RouletteWheel | RngSo
 
 @dataclass
 class RigDevice:
-    """One opened device: its profile entry, driver, wire log and simulator (if any)."""
+    """One opened device: its profile entry, driver, wire log, simulator and camera (each if any)."""
 
     name: str
     equipment: Equipment
-    driver: RouletteWheel | RngSource
-    wire_log: Path
+    driver: RouletteWheel | RngSource | DiceTable
+    wire_log: Path | None
     simulator: SimulatorProcess | None
+    camera: RouletteCamera | None = None
 
 
 class Rig:
@@ -76,6 +80,10 @@ class Rig:
 
     def _open(self, name: str, equipment: Equipment) -> RigDevice:
         self.work_dir.mkdir(parents=True, exist_ok=True)
+        if isinstance(equipment, DiceTableEquipment):
+            table = open_dice_table(equipment, self.work_dir / f"{name}.camera-state.json")
+            self._stack.callback(table.close)
+            return RigDevice(name=name, equipment=equipment, driver=table, wire_log=None, simulator=None)
         simulator = None
         connection = equipment.connection
         if equipment.simulator is not None:
@@ -100,7 +108,12 @@ class Rig:
         link.open()
         self._stack.callback(link.close)
         driver = make_driver(equipment, link)
-        return RigDevice(name=name, equipment=equipment, driver=driver, wire_log=wire_log, simulator=simulator)
+        camera = None
+        if isinstance(equipment, RouletteWheelEquipment) and equipment.camera is not None:
+            camera = open_wheel_camera(equipment, self.work_dir / f"{name}.sim-state.json")
+            self._stack.callback(camera.close)
+        return RigDevice(name=name, equipment=equipment, driver=driver, wire_log=wire_log, simulator=simulator,
+                         camera=camera)
 
     def close(self) -> None:
         self._stack.close()

@@ -1,9 +1,12 @@
 """Certification suite: roulette wheels (Portaria 217/2007, roleta francesa and roleta americana).
 
-What the wheel reports over RS-232 (RW protocol) is the evidence here: its
-pocket layout, and for every game the winning number, rotor and ball
-directions. Games the wheel itself declares void are counted as "golpes nulos"
-and never used as outcomes.
+What the wheel reports over RS-232 (RW protocol) is evidence here: its pocket
+layout, and for every game the winning number, rotor and ball directions. Games
+the wheel itself declares void are counted as "golpes nulos" and never used as
+outcomes. When the profile puts a camera over the wheel, the camera reads every
+game's pocket independently (``outcome_source``: ``camera`` makes its read the
+outcome, ``both`` keeps the wheel's and compares every camera read with it); a
+camera read is declined rather than guessed, and declined games are counted.
 
 Statistics: H0 = every pocket has probability 1/37. Pearson chi-square over N
 spins (N and α from the profile). The power is stated against a nine-pocket
@@ -22,11 +25,16 @@ import pytest
 from scipy import stats
 
 from drivers.roulette_protocol import NoResult
+from fixtures.dimensions import record_dimension
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness import chi_square_gof, chi_square_power, sector_alternative
 
 SPINS_STREAM = "wheel/spins"
 VOID_STREAM = "wheel/void-games"
+CAMERA_DECLINED_STREAM = "wheel/camera-declined"
+ASSUMED_CAMERA_ERROR = 0.001
+"""Largest share of wrong camera reads among accepted reads, as measured by
+``benchmarks/roulette_reader_accuracy.py`` (the cross-check's null hypothesis uses it)."""
 SPINS_NODEID = "suites/test_roulette.py::spins"  # the module fixture that collects both streams
 POWER_ALTERNATIVE = {"width": 9, "factor": 1.3}
 
@@ -44,6 +52,7 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
     options = roulette_wheel.equipment.options
     driver = roulette_wheel.driver
     voids = bench.stream(VOID_STREAM, SPINS_NODEID)
+    camera_declined = bench.stream(CAMERA_DECLINED_STREAM, SPINS_NODEID)
 
     def one_spin() -> tuple[dict[str, Any], str, str]:
         while True:
@@ -62,9 +71,37 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
                 "ball": outcome.ball_direction.value,
                 "rotor_rpm": outcome.rotor_rpm,
             }
-            return value, roulette_wheel.name, outcome.raw.decode("ascii", "replace").strip()
+            raw_ref = outcome.raw.decode("ascii", "replace").strip()
+            if options.outcome_source == "serial":
+                return value, roulette_wheel.name, raw_ref
+            read = roulette_wheel.camera.read_pocket()
+            disputed = not read.accepted or read.number != outcome.number
+            frames = _keep_frames(bench, roulette_wheel, read.frames, outcome.game, disputed)
+            value |= {"sensor_number": outcome.number, "camera_number": read.number,
+                      "camera_confidence": round(read.confidence, 4), "camera_frames": frames}
+            if not read.accepted:
+                camera_declined.record({"game": outcome.game, "reason": str(read.decline), "detail": read.detail,
+                                        "sensor_number": outcome.number, "frames": frames},
+                                       source=f"{roulette_wheel.name}/camera", raw_ref=raw_ref)
+                if options.outcome_source == "camera":
+                    continue
+            if options.outcome_source == "camera":
+                value["number"] = read.number
+            return value, roulette_wheel.name, raw_ref
 
     return collect_observations(bench, SPINS_STREAM, SPINS_NODEID, options.spins, one_spin, "roulette spins")
+
+
+def _keep_frames(bench: BenchSession, wheel: Any, frames: tuple[Any, ...], game: int, disputed: bool) -> list[str]:
+    """Store a game's camera frames as evidence (all of a disputed read; the first otherwise, unless the
+    profile keeps only disputed ones); returns their SHA-256."""
+    policy = wheel.equipment.camera.keep_frames
+    kept = frames if disputed else (frames[:1] if policy == "all" else ())
+    for frame in kept:
+        media = "image/jpeg" if frame.evidence_suffix == ".jpg" else "image/png"
+        bench.store_attachment(SPINS_NODEID, f"game {game} frame {frame.index}", frame.evidence_bytes(), media,
+                               frame.evidence_suffix)
+    return [frame.sha256 for frame in kept]
 
 
 @pytest.mark.clause(
@@ -160,3 +197,127 @@ def _spins_needed(p0: np.ndarray, p1: np.ndarray, alpha: float, target_power: fl
         else:
             high = middle
     return high
+
+
+@pytest.mark.clause("p217-2007/roleta-francesa/5", "p217-2007/roleta-americana/5")
+def test_camera_agrees_with_the_wheel_sensor(
+    roulette_wheel: Any, spins: ObservationStream, bench: BenchSession, measure: Any
+) -> None:
+    """Every camera read of the pocket under the ball agrees with the number the wheel reports.
+
+    H0: the wheel's sensor reports the pocket the ball is in; disagreements then come only
+    from camera misreads, at most ``ASSUMED_CAMERA_ERROR`` of accepted reads (the reader's
+    measured rate). The p-value is P(Binomial(n, e) >= disagreements). Games the camera
+    declined are counted, never compared. Evidence against the sensor means the fairness
+    statistics computed from its reports cannot be trusted.
+    """
+    options = roulette_wheel.equipment.options
+    if options.outcome_source != "both":
+        pytest.skip("the profile does not read the wheel with both its sensor and a camera (outcome_source 'both')")
+    compared = [value for value in spins.values() if value.get("camera_number") is not None]
+    disagreements = [value for value in compared if value["camera_number"] != value["sensor_number"]]
+    declined = bench.stream(CAMERA_DECLINED_STREAM, SPINS_NODEID)
+    p_value = float(stats.binom.sf(len(disagreements) - 1, len(compared), ASSUMED_CAMERA_ERROR)) if compared else 1.0
+    measure(
+        "camera reads disagreeing with the wheel's sensor",
+        len(disagreements),
+        unit="games",
+        p_value=p_value,
+        alpha=options.alpha,
+        clauses=[_clause(roulette_wheel, "5")],
+        method=("camera pocket reads (unanimous votes over consecutive frames) against the wheel's RES number; "
+                f"H0: disagreements ~ Binomial(n, {ASSUMED_CAMERA_ERROR}) from camera misreads alone"),
+        sample_size=len(compared),
+        details={
+            "disagreeing_games": [{"game": value["game"], "sensor": value["sensor_number"],
+                                   "camera": value["camera_number"], "frames": value["camera_frames"]}
+                                  for value in disagreements[:50]],
+            "camera_declined_games": declined.count,
+            "camera_declines_by_reason": dict(Counter(row["reason"] for row in declined.values())),
+            "assumed_camera_error_rate": ASSUMED_CAMERA_ERROR,
+        },
+    )
+
+
+def _camera_or_skip(roulette_wheel: Any) -> Any:
+    if roulette_wheel.camera is None:
+        pytest.skip("the profile puts no camera over the wheel")
+    return roulette_wheel.camera
+
+
+@pytest.mark.clause(
+    "p217-2007/roleta-francesa/5",
+    "p217-2007/roleta-francesa/6",
+    "p217-2007/roleta-americana/5",
+    "p217-2007/roleta-americana/6",
+)
+def test_pocket_colours_seen_by_camera(roulette_wheel: Any, bench: BenchSession, measure: Any, attach: Any) -> None:
+    """37 pockets, red and black alternating along the wheel, one green pocket (the 0), each number on the
+    colour the regulation gives it: audited on a still of the wheel, independently of the wheel's reports."""
+    from vision.roulette_audit import audit_layout
+
+    camera = _camera_or_skip(roulette_wheel)
+    still = camera.still()
+    attach(still.evidence_bytes(), "wheel still for the layout audit",
+           "image/jpeg" if still.evidence_suffix == ".jpg" else "image/png", still.evidence_suffix)
+    audit = audit_layout(still.image, camera.calibration)
+    details = {"frame_sha256": still.sha256, "findings": list(audit.findings)}
+    measure("pockets counted by camera", audit.pockets, unit="pockets", expected=37,
+            clauses=[_clause(roulette_wheel, "5")], method="pocket boundaries in the unwrapped pocket ring",
+            details=details)
+    measure("green pockets seen by camera", audit.green_count, unit="pockets", expected=1,
+            clauses=[_clause(roulette_wheel, "6")], method="pocket colours classified in the unwrapped ring",
+            details=details)
+    measure("red and black alternate along the wheel", audit.alternation_ok, expected=True,
+            clauses=[_clause(roulette_wheel, "6")], method="colour sequence clockwise from the green pocket",
+            details=details)
+    measure("layout audit", audit.passed, expected=True, clauses=[_clause(roulette_wheel, "6")],
+            method="colours against the layout's numbers (red set of the regulation, 0 green)", details=details)
+
+
+@pytest.mark.clause(
+    "p217-2007/roleta-francesa/3",
+    "p217-2007/roleta-francesa/9",
+    "p217-2007/roleta-americana/3",
+    "p217-2007/roleta-americana/17",
+)
+def test_wheel_and_ball_dimensions(roulette_wheel: Any, measure: Any, attach: Any) -> None:
+    """Bowl 50-60 cm in diameter and ball 18-24 mm, measured by camera against the bench's printed ArUco wheel
+    target beside the wheel, each with its expanded uncertainty (guarded acceptance, ISO 14253-1).
+
+    The outline of a shaded ball in a pocket reads about 1.8 mm small; the ball is therefore measured only
+    after reading a certified gauge ball (``camera.reference_ball_mm``) in several pockets, whose reading
+    bias corrects it.
+    """
+    from vision.measure_wheel import WHEEL_TARGET, measure_wheel, reference_ball
+
+    camera = _camera_or_skip(roulette_wheel)
+    connection = roulette_wheel.equipment.camera
+    reference = None
+    if connection.reference_ball_mm is not None:
+        if not hasattr(camera.camera, "reference_frames"):
+            pytest.skip("reading the gauge ball on a live camera needs the operator's reference step")
+        frames = camera.camera.reference_frames(connection.reference_ball_mm)
+        reads = [camera.reader.read(frame.image) for frame in frames]
+        usable = [(frame, read.ball_px) for frame, read in zip(frames, reads) if read.accepted]
+        for frame, _ in usable:
+            attach(frame.evidence_bytes(), f"gauge ball frame {frame.index}", "image/jpeg", frame.evidence_suffix)
+        reference = reference_ball([frame.image for frame, _ in usable], WHEEL_TARGET, [at for _, at in usable],
+                                   connection.reference_ball_mm, camera_height_mm=connection.camera_height_mm)
+    pocket = camera.read_pocket()
+    if not pocket.accepted:
+        pocket = camera.read_pocket()  # the ball was on a fret or hidden: one more look
+    frame = pocket.frames[0] if pocket.frames else camera.still()
+    attach(frame.evidence_bytes(), "wheel frame for measuring",
+           "image/jpeg" if frame.evidence_suffix == ".jpg" else "image/png", frame.evidence_suffix)
+    ball_px = pocket.reads[0].ball_px if pocket.accepted and pocket.reads else None
+    dimensions = measure_wheel(frame.image, camera.calibration, WHEEL_TARGET, ball_px=ball_px,
+                               camera_height_mm=connection.camera_height_mm, ball_reference=reference)
+    record_dimension(measure, dimensions.bowl, [_clause(roulette_wheel, "3")])
+    if reference is None:
+        return  # no gauge ball reference (camera.reference_ball_mm): the ball clause stays NOT TESTED
+    if dimensions.ball is None:
+        pytest.fail(f"the ball could not be measured: {dimensions.ball_reason}")
+    game = roulette_wheel.equipment.options.game
+    record_dimension(measure, dimensions.ball, ["p217-2007/roleta-francesa/9" if game == "roleta-francesa"
+                                                else "p217-2007/roleta-americana/17"])

@@ -144,8 +144,9 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> No
         assert sorted(row["nodeid"] for row in finals) == sorted(
             {row["nodeid"] for row in finals}
         ), "a test finished twice"
-        assert {row["outcome"] for row in finals} == {"passed"}
-        assert len(finals) == 3
+        outcomes = {row["outcome"] for row in finals}
+        assert "passed" in outcomes and outcomes <= {"passed", "skipped"}  # skipped: needs a camera (none here)
+        assert len(finals) == 6  # the roulette suite's tests, each once (three need a camera: skipped)
 
 
 def test_resume_of_a_missing_run_is_an_error(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ identity = { manufacturer = "M", model = "W", serial = "1" }
 DICE = """
 name = "lab"
 [equipment.dice]
-kind = "dice-table"
+kind = "dice"
 identity = { manufacturer = "M", model = "Arena", serial = "7" }
 """
 
@@ -74,3 +74,10 @@ def test_a_dice_table_needs_a_camera_and_a_loaded_die_needs_a_load(tmp_path: Pat
     assert "camera" in _error(tmp_path, DICE)
     message = _error(tmp_path, DICE + 'camera = { source = "sim" }\nsimulator = { model = "loaded" }\n')
     assert "loaded_probability" in message
+
+
+def test_a_real_wheel_camera_needs_its_calibration_file(tmp_path: Path) -> None:
+    wheel = WHEEL + 'connection = { port = "/dev/ttyUSB0" }\noptions = { outcome_source = "both" }\n'
+    assert "bench calibrate roulette" in _error(tmp_path, wheel + 'camera = { source = "0" }\n')
+    profile = _load(tmp_path, wheel + 'camera = { source = "0", calibration = "wheel-cal.json" }\n')
+    assert profile.equipment["wheel"].camera.calibration == "wheel-cal.json"

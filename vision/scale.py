@@ -395,3 +395,28 @@ def _jacobian(hom: np.ndarray, point: np.ndarray) -> np.ndarray:
     u, v, w = hom @ np.array([x, y, 1.0])
     return np.array([[hom[0, 0] * w - u * hom[2, 0], hom[0, 1] * w - u * hom[2, 1]],
                      [hom[1, 0] * w - v * hom[2, 0], hom[1, 1] * w - v * hom[2, 1]]]) / w**2
+
+
+def hide_target(image: np.ndarray, scale: PlaneScale, spec: TargetSpec, margin_mm: float = 2.0) -> np.ndarray:
+    """A copy of ``image`` with the printed target sheet painted over in the table's colour around it.
+
+    A reader that looks for dice or a ball must not mistake the target's black-and-white markers for
+    them. The sheet (the board's markers plus its white quiet zone, and ``margin_mm``) is mapped into
+    the image with the scale's homography and filled with the median colour of a 4 mm band outside it.
+    """
+    low = scale.object_corners.min(axis=0) - spec.quiet_mm - margin_mm
+    high = scale.object_corners.max(axis=0) + spec.quiet_mm + margin_mm
+
+    def quad(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        corners_mm = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]], dtype=np.float64)
+        return np.round(map_points(np.linalg.inv(scale.homography), corners_mm)).astype(np.int32)
+
+    sheet = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(sheet, quad(low, high), 255)
+    band = np.zeros_like(sheet)
+    cv2.fillConvexPoly(band, quad(low - 4.0, high + 4.0), 255)
+    band &= ~sheet
+    out = image.copy()
+    if np.any(band):
+        out[sheet > 0] = np.median(image[band > 0], axis=0).astype(image.dtype)
+    return out

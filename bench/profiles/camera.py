@@ -59,7 +59,11 @@ class CameraConnection(_Strict):
     calibration: str | None = None
     keep_frames: Literal["all", "disputed"] = "all"
     target_marker_mm: PositiveFloat = 20.0
-    """Side of one marker of the printed ArUco calibration board in view (measuring)."""
+    """Side of one marker of the printed 2x2 ArUco board beside the dice (a wheel camera uses the bench's
+    wheel target, :data:`vision.measure_wheel.WHEEL_TARGET`)."""
+    reference_ball_mm: PositiveFloat | None = None
+    """Diameter of a certified gauge ball the camera reads in several pockets to correct the ball-outline
+    bias before measuring the game's balls; without it the ball measurement is not made."""
     camera_height_mm: PositiveFloat | None = None
     """Lens height above the table, for the parallax correction of raised features (a die's top face)."""
     simulation: CameraSimulation | None = None

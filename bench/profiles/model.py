@@ -132,6 +132,8 @@ class RouletteWheelEquipment(_EquipmentBase):
         if self.options.outcome_source != "serial" and self.camera is None:
             raise ValueError(f"outcome_source {self.options.outcome_source!r} needs a camera table")
         _check_camera(self.camera, simulated=self.simulator is not None)
+        if self.camera is not None and not self.camera.simulated and self.camera.calibration is None:
+            raise ValueError("a real wheel camera needs camera.calibration (a file from 'bench calibrate roulette')")
         return self
 
 
@@ -243,7 +245,7 @@ class DiceSimulator(_Strict):
 class DiceTableEquipment(_Strict):
     """A dice game (arena or cussec dome) watched by a camera that reads every throw."""
 
-    kind: Literal["dice-table"]
+    kind: Literal["dice"]
     identity: Identity
     options: DiceOptions = DiceOptions()
     camera: CameraConnection

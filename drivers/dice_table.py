@@ -1,0 +1,109 @@
+"""Dice table driver: every throw read by a camera over the arena (or the cussec dome).
+
+Dice have no data line: the camera is the only witness. :class:`CameraDiceTable`
+waits for the dice to move (a throw), then for them to settle, reads ``votes``
+consecutive settled frames (:func:`vision.settle.read_settled`) and gives the faces
+only when every vote agrees. Anything else is a declined throw with its reason: a
+"golpe nulo" candidate (p217-2007/banca-francesa/7 b, p217-2007/cussec/6), never an
+outcome.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from drivers.camera import Camera
+from drivers.line_frame import DeviceIdentity
+from vision.declines import Decline
+from vision.dice import DiceRead, DiceReaderConfig, read_dice
+from vision.frame import Frame
+from vision.settle import SettleDetector, read_settled
+
+
+@dataclass(frozen=True)
+class DiceThrow:
+    """One throw as the camera saw it.
+
+    ``faces`` are in the reader's spatial order (left to right, then top to bottom) when
+    accepted, else empty with ``decline`` and ``detail`` saying why. ``frames`` are the
+    voting frames (kept as evidence) and ``reads`` the reader's result for each.
+    """
+
+    index: int
+    faces: tuple[int, ...]
+    decline: Decline | None
+    detail: str
+    confidence: float
+    frames: tuple[Frame, ...] = field(default=(), repr=False)
+    reads: tuple[DiceRead, ...] = field(default=(), repr=False)
+
+    @property
+    def accepted(self) -> bool:
+        return self.decline is None
+
+
+class DiceTable(ABC):
+    """What a suite can ask of a dice table."""
+
+    @abstractmethod
+    def identify(self) -> DeviceIdentity:
+        """The table's identity (from the profile: dice cannot report one)."""
+
+    @abstractmethod
+    def next_throw(self) -> DiceThrow:
+        """Wait for the next throw and read it (or decline it)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the camera."""
+
+
+def _vote_key(read: DiceRead) -> tuple[tuple[int, ...] | None, Decline | None]:
+    """Votes agree on the multiset of faces (dice may be listed in another order from frame to frame)."""
+    return (read.faces or None) if read.accepted else None, read.decline
+
+
+class CameraDiceTable(DiceTable):
+    """A dice table read by a camera: throw detection by frame differencing, settling, unanimous votes."""
+
+    def __init__(self, camera: Camera, identity: DeviceIdentity, reader: DiceReaderConfig, *, votes: int = 3,
+                 max_frames_per_throw: int = 600, detector: SettleDetector | None = None) -> None:
+        self.camera = camera
+        self._identity = identity
+        self.reader = reader
+        self.votes = votes
+        self.max_frames_per_throw = max_frames_per_throw
+        self.detector = detector or SettleDetector()
+        self.throws = 0
+        self._frames: Iterator[Frame] = camera.frames()
+
+    def identify(self) -> DeviceIdentity:
+        return self._identity
+
+    def _wait_for_motion(self) -> None:
+        """Consume frames until the scene changes: the dice of the last throw are being picked up or thrown."""
+        self.detector.reset()
+        for seen, frame in enumerate(self._frames):
+            self.detector.update(frame)
+            if self.detector.motion is not None and self.detector.motion > self.detector.threshold:
+                return
+            if seen >= self.max_frames_per_throw:
+                break
+
+    def next_throw(self) -> DiceThrow:
+        self.throws += 1
+        if self.throws > 1:
+            self._wait_for_motion()
+        settled = read_settled(self._frames, lambda image: read_dice(image, self.reader), votes=self.votes,
+                               key=_vote_key, max_frames=self.max_frames_per_throw, detector=self.detector)
+        if not settled.accepted:
+            return DiceThrow(self.throws, (), settled.decline, settled.detail, 0.0, settled.frames, settled.reads)
+        first = settled.reads[0]
+        confidence = min(die.confidence for read in settled.reads for die in read.dice)
+        return DiceThrow(self.throws, tuple(die.face for die in first.dice), None, settled.detail, confidence,
+                         settled.frames, settled.reads)
+
+    def close(self) -> None:
+        self.camera.close()

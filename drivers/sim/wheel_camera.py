@@ -1,0 +1,130 @@
+"""Simulated camera over a simulated roulette wheel: it sees the pocket the ball is really in.
+
+The wheel simulator (:mod:`drivers.sim.roulette_wheel`) keeps its game counter in a
+state file; this camera reads it and renders the game from the same physical draw
+(:meth:`WheelModel.physical_game`), so when the wheel's sensor misreports
+(``sensor_error_rate``) the camera still shows the truth. The camera is fixed: one
+perspective for the whole run, drawn from the camera seed. Per game the rotor angle,
+where the ball lies in its pocket, the light and the injected read-decline cases (ball
+on a fret, ball hidden by a hand, at the rates of the camera's ``simulation`` table)
+come from ``(camera seed, game)``. Each frame of a game has its own sensor noise and
+JPEG encoding; before the first game the wheel is shown without a ball (the still used
+for calibration and the layout audit). Frames carry their ground truth.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.profiles.camera import CameraSimulation
+from drivers.camera import Camera, CameraIdentity
+from drivers.sim.camera_sensor import SimulatedSensor
+from drivers.sim.roulette_wheel import WheelModel, read_game_counter
+from vision.frame import Frame
+from vision.measure_wheel import WHEEL_TARGET, WHEEL_TARGET_TOP_LEFT_PX
+from vision.render.nuisance import Nuisance, perspective_homography
+from vision.render.roulette import WheelScene, random_scene, render_wheel
+
+FPS = 30.0
+SIZE = (640, 480)
+
+
+class SimulatedWheelCamera(Camera):
+    """A fixed camera over a simulated wheel (see the module docstring)."""
+
+    def __init__(self, wheel: WheelModel, simulation: CameraSimulation | None, wheel_state_file: Path, *,
+                 ball_diameter_mm: float = 21.0, wheel_diameter_mm: float = 560.0) -> None:
+        self.wheel = wheel
+        self.simulation = simulation or CameraSimulation()
+        self.wheel_state_file = Path(wheel_state_file)
+        self.ball_diameter_mm = ball_diameter_mm
+        self.wheel_diameter_mm = wheel_diameter_mm
+        self.target = WHEEL_TARGET if self.simulation.target else None
+        camera_rng = np.random.default_rng([self.simulation.seed, 0])
+        strength = 0.05 if self.simulation.nuisance == "realistic" else 0.0
+        self.homography = perspective_homography(SIZE, strength, camera_rng)
+        self._game: int | None = None
+        self._base: tuple[np.ndarray, object, Nuisance] | None = None
+        self._rng = camera_rng
+        self._index = 0
+        self.sensor = SimulatedSensor(self.simulation.seed)
+        self._epoch = time.time()
+
+    @property
+    def identity(self) -> CameraIdentity:
+        return CameraIdentity(kind="sim", source="sim:roulette", resolution=SIZE, fps=FPS)
+
+    def current_game(self) -> int:
+        """The wheel's last started game (0 before the first)."""
+        return read_game_counter(self.wheel_state_file) if self.wheel_state_file.exists() else 0
+
+    def _scene_options(self) -> dict[str, object]:
+        options: dict[str, object] = {
+            "ball_diameter_mm": self.ball_diameter_mm, "wheel_diameter_mm": self.wheel_diameter_mm,
+            "layout": self.wheel.config.layout or _layout_of(self.wheel), "markers": self.simulation.markers}
+        if self.target is not None:
+            options |= {"target": self.target, "target_top_left_px": WHEEL_TARGET_TOP_LEFT_PX}
+        return options
+
+    def _scene(self, game: int, rng: np.random.Generator) -> WheelScene:
+        if game == 0:
+            return random_scene(rng, state="absent", **self._scene_options())
+        physical = self.wheel.physical_game(game)
+        draw = rng.random()
+        state = "in-pocket"
+        if draw < self.simulation.fret_rate:
+            state = "on-fret"
+        elif draw < self.simulation.fret_rate + self.simulation.hidden_rate:
+            state = "hidden"
+        scene = random_scene(rng, state=state, **self._scene_options())
+        return dataclasses.replace(scene, ball_number=physical.number)
+
+    def _render_game(self, game: int) -> None:
+        rng = np.random.default_rng([self.simulation.seed, game, 1])
+        nuisance = dataclasses.replace(Nuisance.realistic(rng), glare_spots=0, perspective=0.0) \
+            if self.simulation.nuisance == "realistic" else Nuisance.none()
+        optics = dataclasses.replace(nuisance, noise_sigma=0.0, jpeg_quality=None)
+        image, truth = render_wheel(self._scene(game, rng), optics, rng, SIZE, homography=self.homography)
+        self._base = (image, truth, nuisance)
+        self._game = game
+
+    def reference_frames(self, diameter_mm: float, count: int = 10) -> list[Frame]:
+        """Stills of a certified gauge ball of ``diameter_mm`` left at rest in ``count`` random pockets
+        (the lab's reference reading that corrects the ball-outline bias of the measurement)."""
+        frames = []
+        for number in range(count):
+            rng = np.random.default_rng([self.simulation.seed, 0, 2, number])
+            scene = random_scene(rng, state="in-pocket", **(self._scene_options() | {"ball_diameter_mm": diameter_mm}))
+            nuisance = dataclasses.replace(Nuisance.realistic(rng), glare_spots=0, perspective=0.0) \
+                if self.simulation.nuisance == "realistic" else Nuisance.none()
+            optics = dataclasses.replace(nuisance, noise_sigma=0.0, jpeg_quality=None)
+            image, truth = render_wheel(scene, optics, rng, SIZE, homography=self.homography)
+            frame_image, encoded = self.sensor.expose(image, nuisance, rng)
+            self._index += 1
+            frames.append(Frame(frame_image, self._epoch + self._index / FPS, self._index, "sim:roulette",
+                                encoded=encoded, encoded_suffix=".jpg", truth=truth))
+        return frames
+
+    def read(self) -> Frame:
+        game = self.current_game()
+        if game != self._game or self._base is None:
+            self._render_game(game)
+        assert self._base is not None
+        image, truth, nuisance = self._base
+        frame_image, encoded = self.sensor.expose(image, nuisance, self._rng)
+        self._index += 1
+        return Frame(frame_image, self._epoch + self._index / FPS, self._index, "sim:roulette", encoded=encoded,
+                     encoded_suffix=".jpg", truth=truth)
+
+    def close(self) -> None:
+        self._base = None
+
+
+def _layout_of(wheel: WheelModel) -> str:
+    from drivers.roulette_layout import FRENCH_ORDER
+
+    return "french" if wheel.order == FRENCH_ORDER else "american"

@@ -1,0 +1,85 @@
+"""The roulette and dice suites read by camera, end to end through ``bench certify`` on simulated rigs.
+
+Small samples keep these fast; the faults are strong enough that the stated error rates hold:
+* a wheel sensor misreporting 1 game in 10 over 150 games: disagreements ~ Binomial(150, ~0.1),
+  mean 15, against a critical value of 2 under H0 (Binomial(150, 0.001)): missed with probability < 1e-4;
+* dice with the six at 0.45 over 150 throws of 3 dice: the pooled face chi-square's power is > 0.999.
+Seeds are fixed, so each outcome is deterministic.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.journal import Journal
+
+BENCH = str(Path(sys.executable).with_name("bench"))
+
+WHEEL = """name = "camera-wheel"
+[equipment.wheel]
+kind = "roulette-wheel"
+identity = {{ manufacturer = "Bench Simulators", model = "RW-37", serial = "T-2" }}
+options = {{ spins = 150, outcome_source = "both" }}
+simulator = {{ model = "fair", seed = 11, sensor_error_rate = {error} }}
+camera = {{ source = "sim", keep_frames = "disputed", simulation = {{ fret_rate = 0.02 }} }}
+"""
+DICE = """name = "camera-dice"
+[equipment.dice]
+kind = "dice"
+identity = {{ manufacturer = "Bench Simulators", model = "Arena", serial = "T-3" }}
+options = {{ game = "banca-francesa", throws = 150 }}
+simulator = {{ {model}, seed = 5 }}
+camera = {{ source = "sim", keep_frames = "disputed", camera_height_mm = 900.0 }}
+"""
+
+
+def _run(tmp_path: Path, text: str) -> tuple[int, str, Path]:
+    profile = tmp_path / "profile.toml"
+    profile.write_text(text)
+    run = tmp_path / "run"
+    result = subprocess.run([BENCH, "certify", "--no-progress", "--profile", str(profile), "--out", str(run)],
+                            check=False, capture_output=True, text=True, timeout=600)
+    return result.returncode, result.stdout + result.stderr, run
+
+
+def _measurements(run: Path, prefix: str) -> list[dict]:
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        return [row for row in journal.rows("measurements") if row["name"].startswith(prefix)]
+
+
+def test_an_honest_wheel_agrees_with_its_camera(tmp_path: Path) -> None:
+    code, output, run = _run(tmp_path, WHEEL.format(error=0.0))
+    assert code == 0, output
+    [cross_check] = _measurements(run, "camera reads disagreeing")
+    assert cross_check["passed"] == 1 and cross_check["sample_size"] >= 140
+    details = cross_check["details"]
+    assert details["camera_declines_by_reason"].get("on-fret", 0) >= 1  # declined reads are counted, not guessed
+
+
+def test_a_lying_wheel_sensor_fails_the_cross_check_with_its_games_as_evidence(tmp_path: Path) -> None:
+    code, output, run = _run(tmp_path, WHEEL.format(error=0.1))
+    assert code == 1, output
+    [cross_check] = _measurements(run, "camera reads disagreeing")
+    assert cross_check["passed"] == 0 and cross_check["value"] >= 5
+    disputed = cross_check["details"]["disagreeing_games"]
+    assert disputed and all(len(game["frames"]) == 3 for game in disputed)  # every vote frame kept
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        kept = {row["sha256"] for row in journal.rows("attachments")}
+    assert {sha for game in disputed for sha in game["frames"]} <= kept
+
+
+def test_fair_dice_read_by_camera_pass_and_their_size_is_measured(tmp_path: Path) -> None:
+    code, output, run = _run(tmp_path, DICE.format(model='model = "fair"'))
+    assert code == 0, output
+    assert all(row["passed"] == 1 for row in _measurements(run, "dice: "))
+    edges = _measurements(run, "die 1 edge")
+    assert edges and all(12.0 <= row["value"] <= 15.0 for row in edges)
+
+
+def test_loaded_dice_fail_the_balance_clause(tmp_path: Path) -> None:
+    code, output, run = _run(tmp_path, DICE.format(model='model = "loaded", loaded_face = 6, loaded_probability = 0.45'))
+    assert code == 1, output
+    failing = [row for row in _measurements(run, "dice: ") if row["passed"] == 0]
+    assert any(row["name"] == "dice: faces/pooled" for row in failing)

@@ -1,0 +1,103 @@
+"""Simulated cameras and the camera-reading drivers: dice table and wheel camera (drivers/sim/*_camera.py,
+drivers/dice_table.py, drivers/roulette_camera.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from bench.profiles.camera import CameraSimulation
+from bench.profiles.model import DiceOptions, DiceSimulator, RouletteSimulator
+from drivers.dice_table import CameraDiceTable
+from drivers.line_frame import DeviceIdentity
+from drivers.roulette_camera import RouletteCamera
+from drivers.sim.dice_camera import SimulatedDiceCamera, face_probabilities
+from drivers.sim.roulette_wheel import WheelModel
+from drivers.sim.wheel_camera import SimulatedWheelCamera
+from vision.declines import Decline
+from vision.dice import DiceReaderConfig
+from vision.roulette_calibration import calibrate_wheel
+
+IDENTITY = DeviceIdentity("Bench Simulators", "Arena", "SIM-1", "")
+
+
+def _table(tmp_path: Path, simulator: DiceSimulator, simulation: CameraSimulation | None = None) -> CameraDiceTable:
+    camera = SimulatedDiceCamera(simulator, DiceOptions(), simulation, tmp_path / "dice.json")
+    return CameraDiceTable(camera, IDENTITY, DiceReaderConfig(expected_dice=3))
+
+
+def test_loaded_face_probabilities() -> None:
+    assert np.allclose(face_probabilities(DiceSimulator()), 1 / 6)
+    loaded = face_probabilities(DiceSimulator(model="loaded", loaded_face=6, loaded_probability=0.25))
+    assert loaded[5] == 0.25 and np.allclose(loaded[:5], 0.15) and abs(loaded.sum() - 1) < 1e-12
+
+
+def test_the_dice_table_reads_what_the_dice_really_show(tmp_path: Path) -> None:
+    """Clean frames: every accepted throw matches the physical draw; wrong reads are never tolerated."""
+    table = _table(tmp_path, DiceSimulator(style="opaque-white"), CameraSimulation(nuisance="none"))
+    accepted = 0
+    for _ in range(12):
+        throw = table.next_throw()
+        if throw.accepted:
+            accepted += 1
+            assert sorted(throw.faces) == sorted(table.camera.physical_faces(throw.index))
+            assert len(throw.frames) == 3 and all(frame.truth is not None for frame in throw.frames)
+    assert accepted >= 9
+
+
+def test_a_cocked_die_is_declined_never_read(tmp_path: Path) -> None:
+    table = _table(tmp_path, DiceSimulator(style="opaque-white"), CameraSimulation(nuisance="none", cocked_rate=0.999))
+    throws = [table.next_throw() for _ in range(6)]
+    assert not any(throw.accepted for throw in throws)
+    assert sum(throw.decline is Decline.COCKED for throw in throws) >= 4
+
+
+def test_the_throw_counter_survives_a_restart(tmp_path: Path) -> None:
+    first = _table(tmp_path, DiceSimulator(), CameraSimulation(nuisance="none"))
+    first.next_throw()
+    first.next_throw()
+    again = _table(tmp_path, DiceSimulator(), CameraSimulation(nuisance="none"))
+    assert again.camera.throw == 2
+    assert again.next_throw().index == 1  # the table counts its own throws; the camera continues the physics
+    assert again.camera.throw == 3
+
+
+def test_same_seed_same_frames(tmp_path: Path) -> None:
+    a = SimulatedDiceCamera(DiceSimulator(), DiceOptions(), None)
+    b = SimulatedDiceCamera(DiceSimulator(), DiceOptions(), None)
+    assert [a.read().sha256 for _ in range(4)] == [b.read().sha256 for _ in range(4)]
+
+
+def _wheel(tmp_path: Path, simulator: RouletteSimulator, simulation: CameraSimulation) -> tuple[WheelModel, RouletteCamera]:
+    state = tmp_path / "wheel.json"
+    state.write_text(json.dumps({"game": 0}))
+    wheel = WheelModel(simulator, "french", state_file=state)
+    camera = SimulatedWheelCamera(WheelModel(simulator, "french"), simulation, state)
+    return wheel, RouletteCamera(camera, calibrate_wheel(camera.read().image, "french"))
+
+
+def test_the_wheel_camera_sees_the_physical_pocket_even_when_the_sensor_lies(tmp_path: Path) -> None:
+    wheel, camera = _wheel(tmp_path, RouletteSimulator(sensor_error_rate=0.5), CameraSimulation())
+    lies = 0
+    for _ in range(12):
+        game, _, _ = wheel.play()
+        read = camera.read_pocket()
+        physical = wheel.physical_game(game)
+        lies += physical.reported_number != physical.number
+        assert read.accepted, read.detail
+        assert read.number == physical.number
+        assert len(read.frames) == 3 and len({frame.sha256 for frame in read.frames}) == 3  # fresh noise per frame
+    assert lies >= 2
+
+
+def test_a_ball_on_a_fret_or_hidden_is_declined(tmp_path: Path) -> None:
+    wheel, camera = _wheel(tmp_path, RouletteSimulator(), CameraSimulation(fret_rate=0.5, hidden_rate=0.499))
+    reasons = []
+    for _ in range(8):
+        wheel.play()
+        read = camera.read_pocket()
+        assert not read.accepted
+        reasons.append(read.decline)
+    assert set(reasons) <= {Decline.ON_FRET, Decline.HIDDEN} and len(set(reasons)) == 2

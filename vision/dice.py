@@ -1,0 +1,835 @@
+"""Read the faces of dice on a table from one camera frame, or decline with the reason.
+
+Pipeline (classical image processing, no learned model):
+
+1. :mod:`vision.dice_segment` finds die bodies against the table (half resolution).
+2. For each body, :mod:`vision.dice_pips` finds the pips at full resolution and fits one of the six
+   canonical faces; side-face pips (foreshortened, elongated, off the face) and the pips of the
+   other faces seen through a translucent die (dimmer) are not counted.
+3. Bodies holding several touching dice are split (a watershed from the cores of the body's
+   distance map, else k-means on its pixels) into as many dice as the area says; each part must
+   read as a canonical face, and the body must hold that many dice's area (a remainder is a side
+   face or a die resting on another).
+4. Checks decide whether the read is safe; if not, the frame is declined with a reason
+   (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
+   p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
+   the arena polygon, motion blur (the edges of a die sharp across one direction only, or its
+   pips drawn into parallel streaks), glare (a whitening broader than a pip over the die), pips
+   off the canonical grid or of unequal contrast (unreadable), or not the number of dice the
+   game throws (wrong-count).
+
+A declined read is never an outcome; a wrong read is far worse than a decline, so every check
+errs on the side of declining.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from vision.declines import Decline
+from vision.dice_pips import FaceFit, Pips, find_pips, fit_face, pip_contrast
+from vision.dice_segment import SCALE, Blob, Segmentation, segment_dice
+from vision.frame import check_image
+
+
+@dataclass(frozen=True)
+class DiceReaderConfig:
+    """What the reader expects to see and how strict it is.
+
+    The defaults suit a camera above the table (side faces at most ~12 % of an edge). For an
+    oblique webcam raise ``max_side_ratio`` (about 0.45), lower ``min_squareness`` and
+    ``motion_anisotropy`` and raise ``min_pip_roundness`` (see ``benchmarks/dice_real_photos.py``);
+    the checks for a leaning die are then weaker.
+    """
+
+    expected_dice: int | None = None
+    """Dice per throw (craps 2; banca francesa and cussec 3); ``None`` reads every die in view."""
+    arena: tuple[tuple[float, float], ...] | None = None
+    """Arena polygon, image px; a die whose centre is outside it declines the frame."""
+    style: Literal["auto", "opaque", "translucent"] = "auto"
+    die_edge_px: tuple[float, float] | None = None
+    """Smallest and largest edge of a die's up face in px; ``None`` to derive it from the frame."""
+    max_side_ratio: float = 0.12
+    """Widest side face a flat die shows, as a share of its edge: 0.12 for a camera above the table,
+    about 0.4 for an oblique webcam. A wider body is a die not flat on a face (cocked)."""
+    min_pip_roundness: float = 0.5
+    """Least minor/major axis ratio of an up-face pip; side-face pips seen at a slant are flatter."""
+    pip_spread: tuple[float, float] = (0.17, 0.4)
+    """Range of the pip grid's spacing (centre to corner pip along an axis) as a share of the die's edge."""
+    min_squareness: float = 0.92
+    """A face whose pip grid is foreshortened below this (ratio of its axes) is tilted: cocked."""
+    segment_threshold: float = 0.09
+    pip_threshold: float = 0.42
+    grid_tolerance: float = 0.3
+    min_confidence: float = 0.35
+    motion_anisotropy: float = 0.42
+    """A die whose edges are sharper across one direction than along it by this ratio (structure tensor) is moving."""
+    glare_level: float = 0.45
+    """Glare: a whitening broader than a pip, above the die's body by this share of the way to white."""
+
+    def __post_init__(self) -> None:
+        if self.expected_dice is not None and not 1 <= self.expected_dice <= 10:
+            raise ValueError(f"expected_dice must be within 1..10 or None, got {self.expected_dice}")
+        if self.style not in ("auto", "opaque", "translucent"):
+            raise ValueError(f"style must be 'auto', 'opaque' or 'translucent', got {self.style!r}")
+        if self.arena is not None and len(self.arena) < 3:
+            raise ValueError(f"arena polygon needs at least 3 corners, got {len(self.arena)}")
+        if self.die_edge_px is not None and not 4 <= self.die_edge_px[0] <= self.die_edge_px[1]:
+            raise ValueError(f"die_edge_px must be (min, max) with 4 <= min <= max, got {self.die_edge_px}")
+
+
+@dataclass(frozen=True)
+class DieRead:
+    """One die read: face value, centre and edge of its up face (px), angle (deg, 0..90), confidence 0..1."""
+
+    face: int
+    centre_px: tuple[float, float]
+    edge_px: float
+    angle_deg: float
+    confidence: float
+    pip_diameters_px: tuple[float, ...]
+    pips_px: tuple[tuple[float, float, float], ...] = ()
+    """Each pip as (centre x, centre y, radius) in px (what the pip measurement starts from)."""
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict."""
+        return {"face": self.face, "centre_px": [round(v, 2) for v in self.centre_px],
+                "edge_px": round(self.edge_px, 2), "angle_deg": round(self.angle_deg, 2),
+                "confidence": round(self.confidence, 4),
+                "pip_diameters_px": [round(v, 2) for v in self.pip_diameters_px],
+                "pips_px": [[round(v, 2) for v in pip] for pip in self.pips_px]}
+
+
+@dataclass(frozen=True)
+class DiceRead:
+    """The read of a frame: the dice (left to right, then top to bottom), or a decline with its reason."""
+
+    dice: tuple[DieRead, ...]
+    decline: Decline | None
+    detail: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        """True when the frame gives an outcome."""
+        return self.decline is None
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        """Faces up, sorted; empty when declined (a declined read is never an outcome)."""
+        return tuple(sorted(d.face for d in self.dice)) if self.accepted else ()
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict."""
+        return {"accepted": self.accepted, "faces": list(self.faces),
+                "decline": None if self.decline is None else str(self.decline), "detail": self.detail,
+                "dice": [d.to_json() for d in self.dice]}
+
+
+@dataclass
+class _Verdict:
+    """The outcome of analysing one blob: dice read, a decline, or nothing (not a die)."""
+
+    dice: list[DieRead] = field(default_factory=list)
+    decline: Decline | None = None
+    detail: str = ""
+
+
+@dataclass
+class _Region:
+    """One blob prepared for reading: its patch, body mask, pips and its read as a single die."""
+
+    blob: Blob
+    patch: np.ndarray
+    body: np.ndarray
+    origin: tuple[int, int]
+    translucent: bool
+    found: Pips
+    """Every dark (or white) spot found away from the outline."""
+    pips: Pips
+    """The spots that can be up-face pips (round, of the common size, well inside the body)."""
+    candidates: Pips
+    """Round spots of the common size anywhere on the body (before the depth check)."""
+    all_found: Pips
+    single: FaceFit | None = None
+    problem: str = ""
+    clean: bool = False
+    """Read as one die with a square body and no problem."""
+
+
+_DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
+                  Decline.UNREADABLE)
+
+
+class DiceReader:
+    """Reads dice frames with one configuration; see :func:`read_dice`."""
+
+    def __init__(self, config: DiceReaderConfig | None = None) -> None:
+        self.config = config or DiceReaderConfig()
+        self._arena = None if self.config.arena is None else np.asarray(self.config.arena, np.float32)
+
+    # ------------------------------------------------------------------ frame level
+
+    def read(self, image: np.ndarray) -> DiceRead:
+        """Read one BGR (or grey) uint8 frame."""
+        image = check_image(image)
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        cfg = self.config
+        min_edge = cfg.die_edge_px[0] if cfg.die_edge_px else 14.0
+        segmentation = segment_dice(image, cfg.segment_threshold, min_area_px=0.25 * min_edge * min_edge,
+                                    style=cfg.style)
+        regions = [self._prepare(image, segmentation, blob) for blob in segmentation.blobs]
+        die_area = self._die_area(regions)
+        dice: list[DieRead] = []
+        declines: list[tuple[Decline, str]] = []
+        for region in regions:
+            verdict = self._verdict(region, die_area)
+            if verdict.decline is not None:  # a glare halo joined to a die: read the die's own square
+                cut = self._without_glare(region, die_area)
+                if cut is not None:
+                    again = self._verdict(cut, die_area)
+                    if again.decline is None and len(again.dice) == 1:
+                        verdict = again
+            dice.extend(verdict.dice)
+            if verdict.decline is not None:
+                declines.append((verdict.decline, verdict.detail))
+        if self._arena is not None:
+            for die in dice:
+                if cv2.pointPolygonTest(self._arena, die.centre_px, False) < 0:
+                    detail = f"die showing {die.face} at {_xy(die.centre_px)} is outside the arena"
+                    declines.append((Decline.OUTSIDE_ARENA, detail))
+        dice.sort(key=lambda d: (d.centre_px[0], d.centre_px[1]))
+        if declines:
+            declines.sort(key=lambda r: _DECLINE_ORDER.index(r[0]))
+            return DiceRead(tuple(dice), declines[0][0], "; ".join(d for _, d in declines))
+        if cfg.expected_dice is not None and len(dice) != cfg.expected_dice:
+            return DiceRead(tuple(dice), Decline.WRONG_COUNT,
+                            f"found {len(dice)} dice, the game throws {cfg.expected_dice}")
+        if not dice:
+            return DiceRead((), Decline.HIDDEN, "no die found")
+        low = [d for d in dice if d.confidence < cfg.min_confidence]
+        if low:
+            return DiceRead(tuple(dice), Decline.UNREADABLE,
+                            f"die at ({low[0].centre_px[0]:.0f}, {low[0].centre_px[1]:.0f}) read with confidence "
+                            f"{low[0].confidence:.2f} < {cfg.min_confidence}")
+        return DiceRead(tuple(dice), None, f"{len(dice)} dice read")
+
+    def _die_area(self, regions: list[_Region]) -> float | None:
+        """Area (px) of one die's body: the median over bodies that read cleanly as one die, else configured."""
+        clean = [r.blob.area for r in regions if r.single is not None and r.clean]
+        if self.config.die_edge_px is not None:
+            low, high = self.config.die_edge_px
+            clean = [a for a in clean if (0.75 * low) ** 2 <= a <= (1.3 * high) ** 2]
+        if clean:
+            return _mid(clean)
+        if self.config.die_edge_px is not None:
+            return float(np.mean(self.config.die_edge_px)) ** 2
+        return None
+
+    # ------------------------------------------------------------------ one blob
+
+    def _prepare(self, image: np.ndarray, seg: Segmentation, blob: Blob) -> _Region:
+        """Cut the blob's patch, find its pips and try to read it as one die."""
+        cfg = self.config
+        x, y, w, h = blob.bbox
+        pad = 2
+        x0, y0 = max(x - pad, 0), max(y - pad, 0)
+        x1, y1 = min(x + w + pad, image.shape[1]), min(y + h + pad, image.shape[0])
+        patch = image[y0:y1, x0:x1]
+        small = (seg.labels[y0 // SCALE:(y1 + SCALE - 1) // SCALE, x0 // SCALE:(x1 + SCALE - 1) // SCALE]
+                 == blob.label).astype(np.uint8)
+        body = cv2.resize(small, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_NEAREST)
+        oy, ox = y0 - (y0 // SCALE) * SCALE, x0 - (x0 // SCALE) * SCALE
+        body = np.ascontiguousarray(body[oy:oy + (y1 - y0), ox:ox + (x1 - x0)])
+        edge = float(np.sqrt(blob.area))
+        if cfg.die_edge_px is not None:
+            edge = float(np.clip(edge, cfg.die_edge_px[0], cfg.die_edge_px[1] * 1.2))
+        translucent = self._translucent(patch, body)
+        kernel = int(max(5, round(edge * 0.35))) | 1
+        contrast = pip_contrast(patch, translucent, kernel)
+        # a die is convex: its hull restores edges lost to shading and pips that cut the outline
+        solid = np.zeros_like(body)
+        outline, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.fillConvexPoly(solid, cv2.convexHull(np.concatenate(outline)), 1)
+        margin = max(1, round(edge * 0.05))
+        if translucent:  # a red body's mask is ragged at its shaded edges; the table shows no white spots
+            inner = cv2.dilate(solid, np.ones((3, 3), np.uint8), iterations=margin)
+        else:  # the table next to a white die is darker: spots on the outline are dropped by depth below
+            inner = solid
+        found = find_pips(contrast, inner, cfg.pip_threshold, (x0, y0), min_area=max(4.0, (edge * 0.05) ** 2),
+                          relative=0.55 if translucent else 0.0, floor=0.25 if translucent else cfg.pip_threshold)
+        candidates = _round_pips(found, cfg.min_pip_roundness)
+        single_edge = edge_single(edge, blob)
+        depth = cv2.distanceTransform(np.pad(solid, 1), cv2.DIST_L2, 3)[1:-1, 1:-1] / single_edge
+        pips = candidates
+        if len(pips):  # a dark gap or notch at the outline, or a pip of a side face seen through, is not a pip
+            pips = pips.subset(depth[_pixel(pips.centres, (x0, y0), body.shape)] >= (0.06 if translucent else 0.03))
+        deep = found.subset(depth[_pixel(found.centres, (x0, y0), body.shape)] >= 0.06)
+        region = _Region(blob=blob, patch=patch, body=body, origin=(x0, y0), translucent=translucent, found=deep,
+                         pips=pips, candidates=candidates, all_found=found)
+        self._read_single(region)
+        return region
+
+    def _read_single(self, region: _Region) -> None:
+        """Try to read the region as one die: its face, what is wrong with it, and whether it is clean."""
+        cfg, blob, pips = self.config, region.blob, region.pips
+        region.single, region.problem, region.clean = None, "", False
+        if 1 <= len(pips) <= 6:
+            region.single = fit_face(pips.centres, blob.rect[2] % 90.0, cfg.grid_tolerance)
+            if region.single is not None:
+                short = min(blob.rect[1])
+                region.problem = _face_problem(region.single, pips, blob, short, cfg)
+                region.clean = (not region.problem and blob.aspect <= 1.0 + cfg.max_side_ratio + 0.06
+                                and blob.fill >= 0.7)
+        if (region.single is None or region.problem) and len(pips) >= 2:
+            self._without_side_pips(region)
+
+    def _without_side_pips(self, region: _Region) -> None:
+        """Read the face again without the pips of a side face, when they make the read fail.
+
+        A flat die seen off the camera's axis shows a side face as a strip along its outline, with
+        pips there squashed (or cut) by the slant. Spots in that strip (less than 13 % of an edge
+        deep in the body) that are squashed (axis ratio < 0.7) or small (< 60 % of the deeper ones)
+        are dropped together; the up face's own pips, round, full-sized and deeper (a corner pip
+        is about a fifth of an edge deep), are kept, so the read can only lose side-face pips.
+        """
+        cfg, blob, pips = self.config, region.blob, region.pips
+        solid = np.zeros_like(region.body)
+        outline, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.fillConvexPoly(solid, cv2.convexHull(np.concatenate(outline)), 1)
+        short = min(blob.rect[1])
+        depth = cv2.distanceTransform(np.pad(solid, 1), cv2.DIST_L2, 3)[1:-1, 1:-1] / max(short, 1.0)
+        deep = depth[_pixel(pips.centres, region.origin, solid.shape)] >= 0.13
+        if deep.all() or not deep.any():
+            return
+        reference = _mid(pips.areas[deep])
+        side = ~deep & ((pips.elongation < 0.7) | (pips.areas < 0.6 * reference))
+        if not side.any() or bool((~deep & ~side).any()):
+            return  # a round, full-sized spot at the outline: not a side face's pip
+        kept = pips.subset(~side)
+        fit = fit_face(kept.centres, blob.rect[2] % 90.0, cfg.grid_tolerance)
+        if fit is None:
+            return
+        problem = _face_problem(fit, kept, blob, short, cfg)
+        if problem:
+            return
+        region.pips, region.single, region.problem = kept, fit, ""
+        region.clean = blob.aspect <= 1.0 + cfg.max_side_ratio + 0.06 and blob.fill >= 0.7
+
+    def _without_glare(self, region: _Region, die_area: float | None) -> _Region | None:
+        """The region cut to the square of one die when what lies outside that square is a glare halo.
+
+        A glare spot on the table next to a die is as light as the die and joins its body. The die's
+        square is placed on its pip grid (centre and axes) with the die's edge from the frame; the
+        part of the body outside it must be mostly glare (the whitening :meth:`_glare` measures), hold
+        no spot of pip size (no other die) and be less than one die. ``None`` when that does not hold.
+        """
+        cfg, pips = self.config, region.pips
+        if die_area is None or not 1 <= len(pips) <= 6 or region.blob.area < 1.1 * die_area:
+            return None
+        fit = region.single or fit_face(pips.centres, None, cfg.grid_tolerance)
+        if fit is None:
+            return None
+        bright = self._glare_mask(region)
+        body = region.body
+        if fit.face > 1:
+            angle = fit.angle_deg
+        else:  # one pip gives no axes: the outline of the body without the glare does
+            core = body if bright is None else cv2.subtract(body, cv2.dilate(bright, np.ones((5, 5), np.uint8)))
+            ys, xs = np.nonzero(core)
+            if len(xs) < 0.5 * die_area:
+                return None
+            angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))[2]
+        edge = float(np.sqrt(die_area)) * 1.06
+        centre = (fit.centre[0] - region.origin[0], fit.centre[1] - region.origin[1])
+        corners = cv2.boxPoints((centre, (edge, edge), angle))
+        square = np.zeros_like(body)
+        cv2.fillConvexPoly(square, np.round(corners * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
+        inside = cv2.bitwise_and(body, square)
+        outside = cv2.subtract(body, square)
+        out_area = cv2.countNonZero(outside)
+        in_area = cv2.countNonZero(inside)
+        if out_area >= 2.5 * die_area or in_area < 0.75 * die_area:
+            return None
+        # what lies outside the die must be glare, not another die or a side face: mostly whitened, or with an
+        # outline far softer than the die's own edges (a die's edge is a step, a glare halo fades out)
+        glare_share = 0.0 if bright is None else cv2.countNonZero(cv2.bitwise_and(outside, bright)) / out_area
+        if glare_share < 0.3 or out_area >= die_area:
+            grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
+            strength = cv2.dilate(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
+                                                cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8.0,
+                                  np.ones((5, 5), np.uint8))
+            contours, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            points = np.concatenate(contours).reshape(-1, 2)
+            near = cv2.dilate(square, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
+            sharp = strength[points[:, 1], points[:, 0]] >= 20.0
+            if near.all() or (~near).sum() < 8:
+                return None
+            own, off = float(sharp[near].mean()), float(sharp[~near].mean())
+            if own < 0.3 or off > 0.25 * own or (out_area >= die_area and off > 0.1 * own):
+                return None
+        spots = region.all_found  # no spot of a fifth of a pip's size off the die: pips of a side face or a die
+        if len(spots):
+            margin = max(3, round(0.12 * edge)) | 1  # a dark seam along the die's edge is not a spot off it
+            off = cv2.dilate(square, np.ones((margin, margin), np.uint8))[_pixel(spots.centres, region.origin,
+                                                                                  body.shape)] == 0
+            if bool((off & (spots.areas >= 0.2 * _pip_area(pips))).any()):
+                return None
+        ys, xs = np.nonzero(inside)
+        points = np.column_stack([xs + region.origin[0], ys + region.origin[1]]).astype(np.float32)
+        rect = cv2.minAreaRect(points)
+        rw, rh = rect[1][0] + 1.0, rect[1][1] + 1.0
+        blob = dataclasses.replace(region.blob, area=float(in_area), centroid=(float(points[:, 0].mean()),
+                                   float(points[:, 1].mean())), rect=(rect[0], (rw, rh), rect[2]),
+                                   fill=in_area / (rw * rh), aspect=max(rw, rh) / min(rw, rh))
+
+        def keep(p: Pips) -> Pips:
+            return p.subset(square[_pixel(p.centres, region.origin, body.shape)] > 0) if len(p) else p
+
+        cut = dataclasses.replace(region, blob=blob, body=inside, found=keep(region.found), pips=keep(pips),
+                                  candidates=keep(region.candidates), all_found=keep(region.all_found))
+        self._read_single(cut)
+        return cut
+
+    def _verdict(self, region: _Region, die_area: float | None) -> _Verdict:
+        cfg = self.config
+        blob, pips = region.blob, region.pips
+        where = _xy(blob.centroid)
+        ratio = blob.area / die_area if die_area else None
+        # a pip's area: the round pips' own, else from the die's size (a pip is 15-19 % of the edge across)
+        pip_area = _mid(pips.areas) if len(pips) else 0.02 * (die_area or blob.area)
+        overlapping = ratio is not None and 1.2 <= ratio < 1.7 and blob.fill < 0.8 and len(pips) > 0
+        side_limit = 1.0 + cfg.max_side_ratio + 0.06
+        # one die: a face read, a square body, and the area of one die (or, size unknown, a well-filled body)
+        single_ok = (region.single is not None and region.clean and blob.aspect <= side_limit
+                     and (0.6 <= ratio <= 1.15 + cfg.max_side_ratio / 2 if ratio is not None else blob.fill >= 0.8))
+        if cfg.max_side_ratio < 0.25 and not overlapping:
+            # a die leaning on an edge (24 degrees or more) shows a side face a third of its edge wide, so its body
+            # is not square: squashed pips beside a square body of one die are a flat die's narrow side face
+            side = "" if single_ok else _side_face(region.all_found, pip_area)
+            if side:
+                return _Verdict(decline=Decline.COCKED, detail=f"die body at {where}: {side}")
+            smear = _smeared(region.found, pip_area)
+            if smear:
+                return _Verdict(decline=Decline.MOTION, detail=f"die at {where}: {smear}")
+        if len(region.found) == 0:
+            if blob.fill < 0.85 or (ratio is not None and ratio < 0.55):
+                return _Verdict()  # a round light patch or a speck: not a die
+            if self._glare(region, 1.0):
+                if _sharp_outline(region) < 0.4:
+                    return _Verdict()  # a glare spot on the table: soft outline, no pip
+                return _Verdict(decline=Decline.GLARE, detail=f"glare hides every pip of the die at {where}")
+            return _Verdict(decline=Decline.UNREADABLE, detail=f"die-like body at {where} shows no pip")
+        if len(pips) == 0 and (ratio is None or ratio < 0.55 or ratio > 3.5 or blob.fill < 0.6 or blob.aspect > 2.2):
+            return _Verdict()  # dark specks or edges on a light object that is no die (too small, long, ragged)
+        if (region.single is None and blob.fill < 0.86 and self._glare(region, _pip_area(pips)) > 0.12 * blob.area
+                and _sharp_outline(region) < 0.4 and bool((pips.areas >= 2.5 * pip_area).all())):
+            return _Verdict()  # a round glare spot on the table (soft outline), its white core taken for a pip
+        motion = self._motion(region, self.config.motion_anisotropy)
+        if motion is not None:
+            return _Verdict(decline=Decline.MOTION, detail=f"die at {where} is smeared ({motion})")
+        if (region.single is None or region.problem) and cfg.max_side_ratio < 0.25:  # unreadable: a milder smear
+            motion = self._motion(region, self.config.motion_anisotropy + 0.2)
+            if motion is not None:
+                return _Verdict(decline=Decline.MOTION, detail=f"die at {where} is smeared and unreadable ({motion})")
+        glare = self._glare(region, _pip_area(pips))
+        if glare:
+            return _Verdict(decline=Decline.GLARE, detail=f"glare over {glare:.0f} px of the die at {where}")
+        tilted = _tilted(region.single, region.found, pips, cfg, square_body=single_ok)
+        if tilted:
+            return _Verdict(decline=Decline.COCKED, detail=f"die at {where}: {tilted}")
+        if single_ok:
+            glare = self._glare(region, _pip_area(pips))
+            if glare:
+                return _Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px lies on the die "
+                                f"at {where}")
+            return _Verdict(dice=[_die(region.single, pips, min(blob.rect[1]))])
+        if blob.aspect > side_limit and blob.fill >= 0.82 and (ratio is None or ratio < 1.75):
+            short, long_ = sorted(blob.rect[1])
+            return _Verdict(decline=Decline.COCKED, detail=f"die at {where} shows a side face "
+                            f"{long_ / short - 1:.0%} of its edge wide")
+        if ratio is not None and ratio >= 1.7:
+            first = None
+            for k in sorted({max(2, int(np.floor(ratio))), max(2, int(np.ceil(ratio)))}, key=lambda k: abs(k - ratio)):
+                verdict = self._multi(region, die_area, k)
+                # read k dice, but the body is not k dice large. Each die may add a side face (up to ~0.25 of a die
+                # under perspective); more area than that is a die half hidden, which the count of dice catches
+                # when the game's count is known
+                excess = 0.4 if cfg.expected_dice is None else max(0.4, 0.25 * k)
+                if verdict.decline is None and not -0.4 <= ratio - k <= excess:
+                    verdict = _Verdict(decline=Decline.COCKED if blob.fill >= 0.8 else Decline.STACKED,
+                                       detail=f"dice at {where} read as {k} but the body is {ratio:.2f} dice large: "
+                                       "a side face or a die on another shows")
+                if verdict.decline is None:
+                    return verdict
+                first = first or verdict
+            overlap = ratio < 1.9 or abs(ratio - round(ratio)) >= 0.3  # not a whole number of dice
+            if first.decline == Decline.UNREADABLE and overlap and blob.fill < 0.8:
+                return _Verdict(decline=Decline.STACKED, detail=f"die body at {where} is {ratio:.2f} dice large, "
+                                f"not square (fill {blob.fill:.2f}) and does not split into whole dice: {first.detail}")
+            return first
+        if ratio is None and blob.aspect >= 1.7:
+            return self._multi(region, blob.area / 2.0, 2)
+        if blob.fill < 0.8 and (ratio is None or ratio >= 1.12):
+            return _Verdict(decline=Decline.STACKED, detail=f"die body at {where} is "
+                            f"{'?' if ratio is None else f'{ratio:.2f}'} dice large and not square "
+                            f"(fill {blob.fill:.2f}): one die rests on another")
+        glare = self._glare(region, _pip_area(pips))
+        if glare:
+            return _Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px hides the pips of "
+                            f"the die at {where}")
+        if region.single is not None and region.problem:
+            return _Verdict(decline=Decline.UNREADABLE, detail=f"die at {where}: {region.problem}")
+        if region.single is not None:
+            return _Verdict(decline=Decline.UNREADABLE, detail=f"die at {where} reads {region.single.face} but its body "
+                            f"is not one die's (fill {blob.fill:.2f}, aspect {blob.aspect:.2f}, "
+                            f"{'?' if ratio is None else f'{ratio:.2f}'} dice large)")
+        return _Verdict(decline=Decline.UNREADABLE, detail=f"the {len(pips)} spots on the die at {where} are on "
+                        "no canonical pip layout")
+
+    def _translucent(self, patch: np.ndarray, body: np.ndarray) -> bool:
+        if self.config.style != "auto":
+            return self.config.style == "translucent"
+        mean = cv2.mean(patch, body)[:3]
+        return mean[2] > 1.5 * max(mean[0], mean[1])
+
+    def _multi(self, region: _Region, die_area: float, k: int) -> _Verdict:
+        """Split a body of ``k`` touching dice (see :func:`_split`); every part must read as a flat face."""
+        cfg = self.config
+        blob, pips = region.blob, region.pips
+        labels_img = _split(region.patch, region.body, k, die_area)
+        ys, xs = np.nonzero(region.body)
+        points = np.column_stack([xs, ys]).astype(np.float32)
+        labels = labels_img[ys, xs]
+        candidates = region.candidates
+        depths = np.zeros((k, len(candidates)))
+        hulls = []
+        edge = float(np.sqrt(die_area))
+        for part in range(k):
+            part_points = points[labels == part]
+            if len(part_points) < 0.55 * die_area:
+                return _Verdict(decline=Decline.STACKED, detail=f"die bodies at {_xy(blob.centroid)} overlap: "
+                                "a part too small for a whole die")
+            hull = np.zeros_like(region.body)
+            cv2.fillConvexPoly(hull, cv2.convexHull(part_points.astype(np.int32)), 1)
+            hulls.append(hull)
+            motion = self._motion(region, cfg.motion_anisotropy, hull)
+            if motion is not None:  # one die of a touching group moving: judged on its own part
+                return _Verdict(decline=Decline.MOTION, detail=f"die at {_xy(part_points.mean(axis=0) + region.origin)}"
+                                f" is smeared ({motion})")
+            depth = cv2.distanceTransform(np.pad(hull, 1), cv2.DIST_L2, 3)[1:-1, 1:-1] / edge
+            depths[part] = depth[_pixel(candidates.centres, region.origin, hull.shape)]
+        owner = np.argmax(depths, axis=0) if len(candidates) else np.zeros(0, int)
+        best = depths.max(axis=0) if len(candidates) else np.zeros(0)
+        dice = []
+        for part in range(k):
+            part_points = points[labels == part]
+            rect = cv2.minAreaRect(part_points + np.asarray(region.origin, np.float32))
+            keep = (owner == part) & (best >= (0.06 if region.translucent else 0.09))
+            part_pips = candidates.subset(keep)
+            fit = fit_face(part_pips.centres, rect[2] % 90.0, cfg.grid_tolerance)
+            problem = "" if fit is None else _part_problem(fit, part_pips, rect, cfg)
+            part_found = region.found.subset(hulls[part][_pixel(region.found.centres, region.origin,
+                                                                 hulls[part].shape)] > 0)
+            tilted = _tilted(fit, part_found, part_pips, cfg)
+            if fit is not None and not problem:
+                aspect = max(rect[1]) / max(min(rect[1]), 1.0)
+                if aspect > 1.0 + cfg.max_side_ratio + 0.1:
+                    tilted = tilted or f"body {aspect:.2f} times longer than wide"
+            if tilted:
+                return _Verdict(decline=Decline.COCKED, detail=f"die at {_xy(rect[0])}: {tilted}")
+            if fit is None or problem:
+                glare = self._glare(region, _pip_area(pips))
+                if glare:
+                    return _Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px hides pips "
+                                    f"at {_xy(blob.centroid)}")
+                return _Verdict(decline=Decline.UNREADABLE, detail=f"touching dice at {_xy(blob.centroid)}: part "
+                                f"{part + 1} of {k}: " + (problem or f"{len(part_pips)} spots on no canonical layout"))
+            dice.append(_die(fit, part_pips, min(rect[1])))
+        glare = self._glare(region, _pip_area(pips))
+        if glare:
+            return _Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px lies on the dice at "
+                            f"{_xy(blob.centroid)}")
+        return _Verdict(dice=dice)
+
+    # ------------------------------------------------------------------ checks
+
+    def _motion(self, region: _Region, limit: float, body: np.ndarray | None = None) -> str | None:
+        """Anisotropy of the gradients over the die (structure tensor): a moving die is smeared along one axis."""
+        patch = region.patch
+        body = region.body if body is None else body
+        grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+        gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+        near = cv2.dilate(body, np.ones((5, 5), np.uint8))
+        jxx, jyy, jxy = (cv2.mean(cv2.multiply(a, b), near)[0] for a, b in ((gx, gx), (gy, gy), (gx, gy)))
+        tr, det = jxx + jyy, jxx * jyy - jxy * jxy
+        disc = np.sqrt(max(tr * tr / 4 - det, 0.0))
+        ratio = (tr / 2 - disc) / max(tr / 2 + disc, 1e-6)
+        if ratio < limit:
+            return f"gradient anisotropy {ratio:.2f} < {limit:.2f}"
+        return None
+
+    def _glare_mask(self, region: _Region) -> np.ndarray | None:
+        """uint8 mask of the glare on the region's body (see :meth:`_glare`), ``None`` when there is none."""
+        patch, body = region.patch, region.body
+        white = cv2.min(cv2.min(patch[..., 0], patch[..., 1]), patch[..., 2]).astype(np.float32)
+        level = float(cv2.mean(white, body)[0])
+        sigma = max(1.5, 0.12 * float(np.sqrt(region.blob.area)))
+        smooth = cv2.GaussianBlur(white, (0, 0), sigma)
+        bright = ((smooth >= level + self.config.glare_level * (255.0 - level)) & (body > 0)).astype(np.uint8)
+        return bright if bright.any() else None
+
+    def _glare(self, region: _Region, pip_area: float) -> float:
+        """Area (px) of glare on the die: a whitening broader than a pip; 0 when none.
+
+        The least of the three channels (white light raises all three) is smoothed at about a
+        pip's size, so a pip (white on a red die) fades while a glare spot, broader, keeps its
+        level; glare is where the smoothed level stays above the body's by ``glare_level`` of the
+        way to white, over more than two pips' area, or where it reaches a third of that under
+        one of the pips read (a pip lit or faked by glare).
+        """
+        patch, body = region.patch, region.body
+        inside = body > 0
+        if not inside.any():
+            return 0.0
+        white = cv2.min(cv2.min(patch[..., 0], patch[..., 1]), patch[..., 2]).astype(np.float32)
+        level = float(cv2.mean(white, body)[0])
+        sigma = max(1.5, 0.12 * float(np.sqrt(region.blob.area)))
+        smooth = cv2.GaussianBlur(white, (0, 0), sigma)
+        bright = (smooth >= level + self.config.glare_level * (255.0 - level)) & inside
+        area = float(bright.sum())
+        pip_area = min(pip_area, 0.03 * region.blob.area)  # a glare core alone is no measure of a pip
+        if area >= 2.0 * max(pip_area, 6.0):
+            return area
+        if len(region.pips):
+            at = _pixel(region.pips.centres, region.origin, body.shape)
+            lit = smooth[at] >= level + self.config.glare_level / 3.0 * (255.0 - level)
+            if lit.any():
+                return float(max(area, pip_area))
+        return 0.0
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _mid(values: object) -> float:
+    """Median of a short sequence (numpy's median is slow on a handful of values)."""
+    ordered = sorted(float(v) for v in values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
+
+
+def _xy(point: tuple[float, float]) -> str:
+    return f"({point[0]:.0f}, {point[1]:.0f})"
+
+
+def _pip_area(pips: Pips) -> float:
+    return _mid(pips.areas) if len(pips) else 0.0
+
+
+def _round_pips(pips: Pips, roundness: float = 0.5) -> Pips:
+    """Pips of the up face: round enough and not much smaller than the largest round ones.
+
+    Side-face pips are foreshortened (elongated, smaller); specks of noise are small.
+    """
+    if len(pips) == 0:
+        return pips
+    round_ = pips.elongation >= roundness
+    if not round_.any():
+        return pips.subset(np.zeros(len(pips), bool))
+    reference = _mid(np.sort(pips.areas[round_])[-6:])
+    return pips.subset(round_ & (pips.areas >= 0.4 * reference) & (pips.areas <= 2.6 * reference))
+
+
+def _face_problem(fit: FaceFit, pips: Pips, blob: Blob, short: float, cfg: DiceReaderConfig) -> str:
+    """Why a fitted face is not a believable die face ('' when it is)."""
+    uneven = _uneven(pips)
+    if uneven:
+        return uneven
+    body_centre = np.asarray(blob.rect[0])
+    offset = float(np.linalg.norm(np.asarray(fit.centre) - body_centre)) / short
+    if offset > 0.12 + cfg.max_side_ratio / 2:
+        return f"pips centred {offset:.0%} of an edge off the body's centre"
+    if fit.face > 1:
+        ratio = fit.spacing / short
+        if not cfg.pip_spread[0] <= ratio <= cfg.pip_spread[1]:
+            return f"pip spacing {ratio:.2f} of the edge is not a die's"
+        diameters = pips.diameters
+        if diameters.max() > 1.9 * diameters.min():
+            return f"pips of unequal size ({diameters.min():.1f} to {diameters.max():.1f} px)"
+        if not 0.28 <= _mid(diameters) / fit.spacing <= 1.05:
+            return "pip size does not match the pip spacing"
+        if fit.squareness < cfg.min_squareness:
+            return f"pip grid foreshortened to {fit.squareness:.2f}: face not square to the camera"
+    else:
+        d = float(pips.diameters[0]) / short
+        if not 0.08 <= d <= 0.38:
+            return f"single pip {d:.2f} of the edge is not a die's"
+    return ""
+
+
+def _split(patch: np.ndarray, body: np.ndarray, k: int, die_area: float) -> np.ndarray:
+    """Label each body pixel with one of ``k`` dice (-1 off the body).
+
+    Seeds are the cores of the body (distance to the outline at least 55 % of its largest); when
+    there are ``k`` of them, a watershed on the colour image grows them to the seams between the
+    dice. Otherwise k-means on the pixel positions splits the body (straight cuts).
+    """
+    depth = cv2.distanceTransform(np.pad(body, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    cores = (depth >= 0.55 * depth.max()).astype(np.uint8)
+    count, seeds = cv2.connectedComponents(cores)
+    out = np.full(body.shape, -1, np.int32)
+    if count - 1 == k:
+        markers = seeds.astype(np.int32)
+        markers[cv2.dilate(body, np.ones((3, 3), np.uint8)) == 0] = k + 1
+        cv2.watershed(np.ascontiguousarray(patch), markers)
+        good = (markers >= 1) & (markers <= k)
+        # every body pixel takes the label of the nearest pixel the watershed gave a die (lines, pip holes)
+        _, nearest = cv2.distanceTransformWithLabels((~good).astype(np.uint8), cv2.DIST_L2, 3,
+                                                     labelType=cv2.DIST_LABEL_PIXEL)
+        ys, xs = np.nonzero(good)
+        lookup = np.zeros(int(nearest.max()) + 1, np.int32)
+        lookup[nearest[ys, xs]] = markers[ys, xs] - 1
+        out[body > 0] = lookup[nearest[body > 0]]
+        return out
+    ys, xs = np.nonzero(body)
+    points = np.column_stack([xs, ys]).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, _ = cv2.kmeans(points, k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    out[ys, xs] = labels.ravel()
+    return out
+
+
+def edge_single(edge: float, blob: Blob) -> float:
+    """A die's edge when ``edge`` is the root of a body's area: the body's short side when it is smaller."""
+    return min(edge, min(blob.rect[1]))
+
+
+def _pixel(points: np.ndarray, origin: tuple[int, int], shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of frame points in a patch at ``origin`` (clipped to the patch)."""
+    at = np.round(np.asarray(points, float).reshape(-1, 2) - np.asarray(origin, float)).astype(int)
+    return np.clip(at[:, 1], 0, shape[0] - 1), np.clip(at[:, 0], 0, shape[1] - 1)
+
+
+def _owners(pips: Pips, origin: tuple[int, int], labels_img: np.ndarray) -> np.ndarray:
+    """Part label (-1 for none) at each pip's centre."""
+    at = np.round(pips.centres - np.asarray(origin, float)).astype(int)
+    at[:, 0] = np.clip(at[:, 0], 0, labels_img.shape[1] - 1)
+    at[:, 1] = np.clip(at[:, 1], 0, labels_img.shape[0] - 1)
+    return labels_img[at[:, 1], at[:, 0]]
+
+
+def _tilted(fit: FaceFit | None, found: Pips, pips: Pips, cfg: DiceReaderConfig, square_body: bool = False) -> str:
+    """Why the die looks tilted ('' when not): a foreshortened pip grid, or pips of a wide side face.
+
+    A flat die seen from above shows its side faces as thin strips whose pips are slivers; a die
+    leaning on an edge shows a side face a third to a half of its edge wide, with pips squashed
+    to about half their width. Only applied for a camera above the table (``max_side_ratio`` < 0.25).
+    """
+    if fit is not None and fit.face >= 4 and fit.squareness < cfg.min_squareness:
+        return f"pip grid foreshortened to {fit.squareness:.2f}: the up face is tilted"
+    if cfg.max_side_ratio >= 0.25 or len(pips) == 0 or len(found) == 0:
+        return ""
+    if fit is not None and len(pips) >= 2 and _mid(pips.elongation) < cfg.min_squareness - 0.12:
+        return f"pips of the up face squashed to {_mid(pips.elongation):.2f}: the up face is tilted"
+    if square_body:  # the side face of a flat die (the body of one die, square): its pips are squashed alike
+        return ""
+    reference = _mid(pips.areas)
+    squashed = ((found.elongation < 0.5) & (found.elongation >= 0.2) & (found.areas >= 0.3 * reference)
+                & (found.areas <= 1.2 * reference))
+    if int(squashed.sum()) >= 2:
+        return f"{int(squashed.sum())} squashed pips of a wide side face"
+    return ""
+
+
+def _side_face(found: Pips, pip_area: float) -> str:
+    """Pips squashed to a third to a half of their width, of pip size: the wide side face of a leaning die.
+
+    A flat die seen from above shows side faces a few pixels wide, whose pips are slivers; only a
+    die resting on an edge (or against another die) shows a side face with pips like these.
+    """
+    if len(found) < 2:
+        return ""
+    squashed = ((found.elongation >= 0.22) & (found.elongation < 0.55) & (found.areas >= 0.2 * pip_area)
+                & (found.areas <= 1.3 * pip_area))
+    if int(squashed.sum()) >= 2:
+        angles = found.major_angle[squashed]
+        spread = np.abs((angles - angles[0] + 90.0) % 180.0 - 90.0).max()
+        if spread <= 25.0:  # all squashed across the same axis: one slanted face
+            return f"{int(squashed.sum())} pips squashed alike: a side face seen at a slant (die leaning)"
+    return ""
+
+
+def _smeared(found: Pips, pip_area: float) -> str:
+    """Spots drawn out into streaks along one direction: a die moving during the exposure."""
+    big = found.areas >= 0.5 * pip_area
+    if int(big.sum()) < 1:
+        return ""
+    streaks = big & (found.elongation < 0.6) & (found.areas >= 1.3 * pip_area) & (found.areas <= 5.0 * pip_area)
+    if int(streaks.sum()) >= 2 and int(streaks.sum()) * 2 >= int(big.sum()):
+        angles = found.major_angle[streaks]
+        spread = np.abs((angles - angles[0] + 90.0) % 180.0 - 90.0).max()
+        if spread <= 20.0:
+            return f"{int(streaks.sum())} spots drawn into parallel streaks: the die moved"
+    return ""
+
+
+def _sharp_outline(region: _Region) -> float:
+    """Share of the body's outline on a sharp edge (>= 20 grey levels per px): a die has one, a glare spot not."""
+    grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    strength = cv2.dilate(cv2.magnitude(gx, gy), np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return 0.0
+    points = np.concatenate(contours).reshape(-1, 2)
+    return float((strength[points[:, 1], points[:, 0]] >= 20.0).mean())
+
+
+def _uneven(pips: Pips) -> str:
+    """Pips of one face are painted alike: a spot much fainter than the others is glare or a shadow, not a pip."""
+    if len(pips) < 2:
+        return ""
+    median = _mid(pips.contrast)
+    if float(pips.contrast.min()) < 0.8 * median:
+        return f"a spot of contrast {float(pips.contrast.min()):.2f} among pips of {median:.2f}: not a pip alike"
+    return ""
+
+
+def _part_problem(fit: FaceFit, pips: Pips, rect: tuple, cfg: DiceReaderConfig) -> str:
+    """Why a face read on one part of a split body is not believable ('' when it is)."""
+    uneven = _uneven(pips)
+    if uneven:
+        return uneven
+    short = min(rect[1])
+    offset = float(np.linalg.norm(np.asarray(fit.centre) - np.asarray(rect[0]))) / max(short, 1.0)
+    if offset > 0.3:
+        return f"pips centred {offset:.0%} of an edge off the part's centre"
+    if fit.face > 1:
+        ratio = fit.spacing / max(short, 1.0)
+        if not cfg.pip_spread[0] - 0.02 <= ratio <= cfg.pip_spread[1] + 0.05:
+            return f"pip spacing {ratio:.2f} of the edge is not a die's"
+        if pips.diameters.max() > 1.9 * pips.diameters.min():
+            return "pips of unequal size"
+    return ""
+
+
+def _die(fit: FaceFit, pips: Pips, edge: float) -> DieRead:
+    residual_term = max(0.0, 1.0 - fit.residual / 0.45)
+    contrast_term = float(np.clip((_mid(pips.contrast) - 0.3) / 0.35, 0.0, 1.0))
+    confidence = float(np.clip(residual_term * (0.5 + 0.5 * contrast_term), 0.0, 1.0))
+    pips_px = tuple((float(x), float(y), float(d) / 2) for (x, y), d in zip(pips.centres, pips.diameters))
+    return DieRead(face=fit.face, centre_px=fit.centre, edge_px=float(edge), angle_deg=fit.angle_deg,
+                   confidence=confidence, pip_diameters_px=tuple(float(d) for d in pips.diameters), pips_px=pips_px)
+
+
+def read_dice(image: np.ndarray, config: DiceReaderConfig | None = None) -> DiceRead:
+    """Read the dice in one frame (see the module docstring); never raises on a bad scene, only on bad input."""
+    return DiceReader(config).read(image)

@@ -1,0 +1,189 @@
+"""Pips of one die: find the spots on a die's body and check they form one of the six canonical faces.
+
+Pip contrast is measured against the die's own body nearby, so it does not depend on the light:
+black pips on an opaque die are darker than the local maximum of grey (a grey-level closing),
+white pips on a translucent red die are whiter (min of blue and green) than the local minimum,
+relative to the local red level. The pips of the other faces seen through a translucent body are
+dimmer and are left below the threshold.
+
+A face is accepted only when its pips sit on the 3 x 3 grid of the face: after removing the
+mean and the rotation, every pip must lie within ``tolerance`` grid spacings of a grid node, and
+the occupied nodes must be exactly one of the canonical layouts of 1..6 (either orientation of 2,
+3 and 6). Counting spots alone is never enough: a chipped face, a glare spot or a pip of a
+neighbouring face gives a set that is on no canonical layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+_LAYOUTS: dict[int, tuple[frozenset[tuple[int, int]], ...]] = {
+    1: (frozenset({(0, 0)}),),
+    2: (frozenset({(-1, -1), (1, 1)}), frozenset({(1, -1), (-1, 1)})),
+    3: (frozenset({(-1, -1), (0, 0), (1, 1)}), frozenset({(1, -1), (0, 0), (-1, 1)})),
+    4: (frozenset({(-1, -1), (1, -1), (-1, 1), (1, 1)}),),
+    5: (frozenset({(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)}),),
+    6: (frozenset({(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)}),
+        frozenset({(-1, -1), (0, -1), (1, -1), (-1, 1), (0, 1), (1, 1)})),
+}
+
+
+@dataclass(frozen=True)
+class Pips:
+    """Pip candidates of one region: centres (N, 2) full-res px, areas, elongation (minor/major), contrast."""
+
+    centres: np.ndarray
+    areas: np.ndarray
+    elongation: np.ndarray
+    contrast: np.ndarray
+    major_angle: np.ndarray
+    """Direction of each spot's long axis, degrees in [0, 180)."""
+
+    def subset(self, keep: np.ndarray) -> Pips:
+        """The pips where ``keep`` is True (or at those indices)."""
+        return Pips(self.centres[keep], self.areas[keep], self.elongation[keep], self.contrast[keep],
+                    self.major_angle[keep])
+
+    def __len__(self) -> int:
+        return len(self.areas)
+
+    @property
+    def diameters(self) -> np.ndarray:
+        """Equivalent-circle diameters, px."""
+        return 2.0 * np.sqrt(self.areas / np.pi)
+
+
+def pip_contrast(patch: np.ndarray, translucent: bool, kernel: int) -> np.ndarray:
+    """Per-pixel pip contrast in 0..1 for a BGR patch (black pips on white, or white pips on red)."""
+    element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kernel, kernel))
+    if translucent:
+        white = cv2.min(patch[..., 0], patch[..., 1]).astype(np.float32)
+        base = cv2.erode(white, element)
+        red = patch[..., 2].astype(np.float32)
+        level = cv2.dilate(red, element)
+        whitish = red >= 0.75 * level  # a white pip is as red as the brightest red nearby; the cloth is not
+        return np.where(whitish, (white - base) / np.maximum(level, 30.0), 0.0)
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    local = cv2.dilate(grey, element)
+    return (local - grey) / np.maximum(local, 30.0)
+
+
+def find_pips(contrast: np.ndarray, inside: np.ndarray, threshold: float, origin: tuple[int, int],
+              min_area: float = 4.0, relative: float = 0.5, floor: float = 0.2) -> Pips:
+    """Spots of high contrast within ``inside`` (uint8 mask), as :class:`Pips` in frame px.
+
+    The threshold is ``relative`` times the strongest (smoothed) contrast on the region, kept
+    between ``floor`` and ``threshold``: a blurred frame lowers every pip's contrast alike, while
+    the pips of other faces seen through a translucent die stay at a third of the real ones.
+    """
+    region = inside > 0
+    if not region.any():
+        empty = np.zeros((0,))
+        return Pips(np.zeros((0, 2)), empty, empty, empty, empty)
+    peak = float(cv2.GaussianBlur(contrast, (3, 3), 0)[region].max())
+    level = float(np.clip(relative * peak, floor, threshold))
+    spots = ((contrast >= level) & region).astype(np.uint8)
+    count, labels = cv2.connectedComponents(spots, connectivity=8)
+    if count <= 1:
+        empty = np.zeros((0,))
+        return Pips(np.zeros((0, 2)), empty, empty, empty, empty)
+    ys, xs = np.nonzero(labels)
+    lab = labels[ys, xs]
+    n = np.bincount(lab, minlength=count).astype(np.float64)
+    safe = np.maximum(n, 1)
+    mx = np.bincount(lab, xs, count) / safe
+    my = np.bincount(lab, ys, count) / safe
+    dx, dy = xs - mx[lab], ys - my[lab]
+    sxx = np.bincount(lab, dx * dx, count) / safe + 1 / 12
+    syy = np.bincount(lab, dy * dy, count) / safe + 1 / 12
+    sxy = np.bincount(lab, dx * dy, count) / safe
+    tr, det = sxx + syy, sxx * syy - sxy * sxy
+    disc = np.sqrt(np.maximum(tr * tr / 4 - det, 0))
+    lmax, lmin = tr / 2 + disc, np.maximum(tr / 2 - disc, 1e-6)
+    elong = np.sqrt(lmin / lmax)
+    angle = np.degrees(0.5 * np.arctan2(2 * sxy, sxx - syy)) % 180.0
+    mean_c = np.bincount(lab, contrast[ys, xs], count) / safe
+    keep = np.arange(count) > 0
+    keep &= n >= min_area
+    centres = np.column_stack([mx + origin[0], my + origin[1]])
+    return Pips(centres[keep], n[keep], elong[keep], mean_c[keep], angle[keep])
+
+
+@dataclass(frozen=True)
+class FaceFit:
+    """A canonical face fitted to pips: value, centre (px), angle (deg, 0..90), grid spacing (px), residual.
+
+    ``residual`` is the largest distance of a pip from its grid node in grid spacings;
+    ``squareness`` is the ratio of the fitted grid's two axis lengths (1 for a face seen square-on;
+    only measured with 4 or more pips, else 1).
+    """
+
+    face: int
+    centre: tuple[float, float]
+    angle_deg: float
+    spacing: float
+    residual: float
+    squareness: float
+
+
+def _rotate(d: np.ndarray, angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.column_stack([c * d[:, 0] + s * d[:, 1], -s * d[:, 0] + c * d[:, 1]])
+
+
+def fit_face(centres: np.ndarray, angle_hint_deg: float | None, tolerance: float) -> FaceFit | None:
+    """The canonical face whose grid the pips sit on, or ``None``.
+
+    ``angle_hint_deg`` is the die body's orientation (from its outline); with 2 and 3 pips the
+    line of pips must run along a diagonal of the body, within 15 degrees.
+    """
+    n = len(centres)
+    if n < 1 or n > 6:
+        return None
+    centre = centres.mean(axis=0)
+    if n == 1:
+        return FaceFit(1, (float(centre[0]), float(centre[1])), float(angle_hint_deg or 0.0) % 90.0, 0.0, 0.0, 1.0)
+    d = centres - centre
+    far = int(np.argmax((d * d).sum(axis=1)))
+    angles = [np.arctan2(d[far, 1], d[far, 0]) - np.pi / 4]
+    if angle_hint_deg is not None:
+        angles.append(np.radians(angle_hint_deg))
+    best: FaceFit | None = None
+    for angle in angles:
+        local = _rotate(d, angle)
+        cheb = np.abs(local).max(axis=1)
+        outer = cheb > 0.5 * cheb.max()
+        ordered = np.sort(cheb[outer])
+        half = len(ordered) // 2
+        spacing = float(ordered[half] if len(ordered) % 2 else 0.5 * (ordered[half - 1] + ordered[half]))
+        if spacing <= 0:
+            continue
+        grid = local / spacing
+        nodes = np.clip(np.round(grid), -1, 1)
+        residual = float(np.linalg.norm(grid - nodes, axis=1).max())
+        occupied = frozenset((int(a), int(b)) for a, b in nodes)
+        if len(occupied) != n or occupied not in _LAYOUTS[n]:
+            continue
+        squareness = 1.0
+        if n >= 4:  # least-squares affine grid -> image: allows perspective and a tilted camera
+            design = np.column_stack([nodes, np.ones(n)])
+            coef, *_ = np.linalg.lstsq(design, centres, rcond=None)
+            fitted = design @ coef
+            residual = float(np.linalg.norm(fitted - centres, axis=1).max() / spacing)
+            singular = np.linalg.svd(coef[:2], compute_uv=False)
+            squareness = float(singular[1] / singular[0])
+            spacing = float(np.sqrt(singular[0] * singular[1]))
+        fit = FaceFit(n, (float(centre[0]), float(centre[1])), float(np.degrees(angle)) % 90.0, spacing, residual,
+                      squareness)
+        if best is None or fit.residual < best.residual:
+            best = fit
+    if best is None or best.residual > tolerance:
+        return None
+    if n in (2, 3) and angle_hint_deg is not None:
+        off = abs((best.angle_deg - angle_hint_deg + 45.0) % 90.0 - 45.0)
+        if off > 15.0:
+            return None
+    return best

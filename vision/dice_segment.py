@@ -1,0 +1,159 @@
+"""Find the dice on the table: separate die bodies from the cloth or desk under uneven light.
+
+Method: the table's own colour is estimated everywhere from a coarse median of the frame
+(dice cover a small share of any large window, so the median is the table), which follows
+light gradients and tinted cloth. A pixel belongs to a die when one of its colour channels is
+brighter than the table's by a margin relative to the table's brightness (white dice are
+brighter in every channel, translucent red dice in red); shadows are darker in every channel
+and so never count. The work is done at half resolution (dice are 30 px or more), then each
+connected region ("blob") is handed to the pip reader at full resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+SCALE = 2
+"""The die mask is computed at 1/SCALE of the frame's resolution."""
+
+
+@dataclass(frozen=True)
+class Blob:
+    """One connected die-like region, in full-resolution pixels."""
+
+    label: int
+    area: float
+    """Pixels (full resolution)."""
+    bbox: tuple[int, int, int, int]
+    """x, y, width, height (full resolution)."""
+    centroid: tuple[float, float]
+    rect: tuple[tuple[float, float], tuple[float, float], float]
+    """cv2.minAreaRect of the blob (full resolution)."""
+    fill: float
+    """Area / area of the minimum rectangle (1 for a sharp square, pi/4 for a disk)."""
+    aspect: float
+    """Long / short side of the minimum rectangle."""
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """The die mask (half resolution), its labels and the blobs found."""
+
+    mask: np.ndarray
+    labels: np.ndarray
+    blobs: tuple[Blob, ...]
+    background: np.ndarray
+    """Estimated table colour (coarse grid of 10 x 10 full-resolution px cells, BGR float32)."""
+
+
+def table_background(small: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
+    """Table colour under the frame's light, BGR float32 on a coarse grid.
+
+    A median over cells of 10 x 10 half-resolution px (dice cover a small share of a 5 x 5 cell
+    window). With ``exclude`` (1 where a die was found), the estimate is redone on a finer grid
+    (5 x 5 px cells) as the average of the table pixels only, so it follows the edge of the arena
+    and a cluster of dice does not bias it; cells that are all dice borrow from their neighbours.
+    """
+    height, width = small.shape[:2]
+    grid = (max(width // 10, 4), max(height // 10, 3))
+    fine = (max(width // 5, 4), max(height // 5, 3))
+    if exclude is None:
+        cells = cv2.resize(small, grid, interpolation=cv2.INTER_AREA)
+        return cv2.medianBlur(cells, 5).astype(np.float32)
+    table = 1 - exclude
+    weight = cv2.resize(table.astype(np.float32), fine, interpolation=cv2.INTER_AREA)
+    total = cv2.resize(cv2.bitwise_and(small, small, mask=table).astype(np.float32), fine,
+                       interpolation=cv2.INTER_AREA)
+    for _ in range(8):  # cells that are all dice borrow from their neighbours
+        empty = cv2.compare(weight, 0.25, cv2.CMP_LT)
+        if not cv2.countNonZero(empty):
+            break
+        weight = cv2.copyTo(cv2.blur(weight, (3, 3)), empty, weight)
+        total = cv2.copyTo(cv2.blur(total, (3, 3)), empty, total)
+    return total / cv2.max(weight, 1e-3)[..., None]
+
+
+def die_mask(small: np.ndarray, cells: np.ndarray, threshold: float, style: str) -> np.ndarray:
+    """uint8 mask of die pixels (half resolution) given the table colour ``cells`` (coarse grid).
+
+    White dice (style 'auto' or 'opaque'): brighter than the table (mean of the channels) by
+    ``threshold`` times the table's brightness, and near-neutral (chroma at most 24 % of the
+    brightness), so a shadow (darker) or tinted cloth under a weak glare (coloured) is not a die.
+    Translucent red dice ('auto' or 'translucent'): red exceeds 1.8 times the larger of blue and green,
+    and the red channel is brighter than the table's by 0.7 times the table's brightness: a red
+    die is a brighter red than any cloth, red cloth included, and glare whitens, never reddens.
+    """
+    height, width = small.shape[:2]
+    grey_cells = cv2.transform(cells, np.full((1, 3), 1.0 / 3.0, np.float32))
+    level = cv2.max(grey_cells, 40.0)
+    blue, green, red = cv2.split(small)
+    top = cv2.max(cv2.max(blue, green), red)
+    mask = np.zeros((height, width), np.uint8)
+    if style in ("auto", "opaque"):
+        needed = cv2.resize(grey_cells + threshold * level, (width, height), interpolation=cv2.INTER_LINEAR)
+        bright = cv2.transform(small, np.full((1, 3), 1.0 / 3.0, np.float32)) >= needed
+        low = cv2.min(cv2.min(blue, green), red)
+        chroma = cv2.subtract(top, low).astype(np.float32)
+        mask |= (bright & (chroma * 100.0 <= 24.0 * top)).astype(np.uint8)
+        # on a tinted table (wood, pink cloth) a white die in dim light is little brighter than the table but
+        # far more neutral: a pixel at most 12 % chroma, brighter than the table, where the table has 25 % or more
+        cell_chroma = cv2.max(cv2.max(cells[..., 0], cells[..., 1]), cells[..., 2])
+        cell_chroma = cv2.subtract(cell_chroma, cv2.min(cv2.min(cells[..., 0], cells[..., 1]), cells[..., 2])) / \
+            np.maximum(cell_chroma, 1.0)
+        if float(cell_chroma.max()) >= 0.25:
+            tinted = cv2.resize(cell_chroma, (width, height), interpolation=cv2.INTER_LINEAR) >= 0.25
+            above = cv2.transform(small, np.full((1, 3), 1.0 / 3.0, np.float32)) >= cv2.resize(
+                grey_cells * 1.03, (width, height), interpolation=cv2.INTER_LINEAR)
+            mask |= (tinted & above & (chroma * 100.0 <= 12.0 * top)).astype(np.uint8)
+    if style in ("auto", "translucent"):
+        needed = cv2.resize(np.ascontiguousarray(cells[..., 2]) + 0.7 * level, (width, height),
+                            interpolation=cv2.INTER_LINEAR)
+        redder = cv2.max(blue, green).astype(np.float32) * 1.8 <= red
+        mask |= (redder & (red >= needed)).astype(np.uint8)
+    return mask
+
+
+def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style: str = "auto") -> Segmentation:
+    """Blobs of die-like pixels in a BGR frame; ``min_area_px`` is in full-resolution pixels."""
+    height, width = image.shape[:2]
+    small = cv2.resize(image, (width // SCALE, height // SCALE), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (3, 3), 0)
+    cells = table_background(small)
+    first = die_mask(small, cells, threshold, style)
+    cells = table_background(small, cv2.dilate(first, np.ones((5, 5), np.uint8)))
+    mask = die_mask(small, cells, threshold, style)
+    # close first (bridge the pips that cut a die's outline), then open (drop specks and thin fringes)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # fill the pips' holes: every outer contour filled
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    keep = [c for c in contours if cv2.contourArea(c) * SCALE * SCALE >= min_area_px]
+    cv2.drawContours(filled, keep, -1, 1, thickness=cv2.FILLED)
+    # (connectedComponentsWithStats is ten times slower than the labels alone: the stats come from the pixels)
+    count, labels = cv2.connectedComponents(filled, connectivity=8)
+    ys, xs = np.nonzero(labels)
+    lab = labels[ys, xs]
+    order = np.argsort(lab, kind="stable")
+    ys, xs, lab = ys[order], xs[order], lab[order]
+    bounds = np.searchsorted(lab, np.arange(1, count + 1))
+    blobs = []
+    for label in range(1, count):
+        bx, by = xs[bounds[label - 1]:bounds[label]], ys[bounds[label - 1]:bounds[label]]
+        area = float(len(bx)) * SCALE * SCALE
+        if area < min_area_px:
+            continue
+        left, top = int(bx.min()), int(by.min())
+        x, y = left * SCALE, top * SCALE
+        w, h = (int(bx.max()) - left + 1) * SCALE, (int(by.max()) - top + 1) * SCALE
+        points = np.column_stack([bx, by]).astype(np.float32) * SCALE + (SCALE - 1) / 2
+        rect = cv2.minAreaRect(points)
+        rw, rh = max(rect[1][0] + SCALE, 1.0), max(rect[1][1] + SCALE, 1.0)
+        blobs.append(Blob(label=label, area=area, bbox=(x, y, w, h),
+                          centroid=(float(bx.mean() * SCALE), float(by.mean() * SCALE)),
+                          rect=(rect[0], (rw, rh), rect[2]), fill=area / (rw * rh),
+                          aspect=max(rw, rh) / min(rw, rh)))
+    return Segmentation(mask=filled, labels=labels, blobs=tuple(blobs), background=cells)
