@@ -71,7 +71,9 @@ def test_a_profile_file_loads_by_path_and_takes_its_name_from_the_file(tmp_path:
 
 
 def test_a_real_device_with_a_serial_port_loads(tmp_path: Path) -> None:
-    text = SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "/dev/ttyUSB0", baudrate = 19200 }')
+    wheel_camera = next(line for line in SIM_TEXT.splitlines() if line.startswith('camera = { source = "sim"'))
+    text = SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "/dev/ttyUSB0", baudrate = 19200 }', 1)
+    text = text.replace(wheel_camera + "\n", "", 1).replace(', outcome_source = "both"', "", 1)  # serial only
     profile, _, _ = load_profile(str(_write(tmp_path, text)))
     wheel = profile.equipment["wheel"]
     assert wheel.simulator is None
@@ -101,7 +103,7 @@ def test_bad_layout_names_file_dotted_key_and_allowed_values(tmp_path: Path) -> 
 
 
 def test_unknown_key_is_refused_with_its_key_path(tmp_path: Path) -> None:
-    text = SIM_TEXT.replace("seed = 20070226 }", 'seed = 20070226, colour = "red" }')
+    text = SIM_TEXT.replace("seed = 20070226 }", 'seed = 20070226, colour = "red" }', 1)
     message, path = _error(tmp_path, text)
     assert message == f"{path}: key equipment.wheel.simulator.colour: Extra inputs are not permitted"
 
