@@ -284,3 +284,20 @@ def test_bad_inputs_are_refused() -> None:
         measure_ball_diameter(world, scale, (500.0, 400.0, 30.0))   # plain felt
     with pytest.raises(ValueError, match="at least 2 pips"):
         pip_diameters_equal(world, scale, [(10.0, 10.0, 5.0)])
+
+
+def test_hide_target_paints_the_sheet_in_the_table_colour() -> None:
+    """Readers must not mistake the target's markers for dice: once hidden, no marker is found and the
+    sheet's area has the felt's colour."""
+    from vision.scale import hide_target
+
+    world = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+    spec = TargetSpec()
+    draw_target(world, spec, (20.0, 20.0), 3.0)
+    scale = PlaneScale.from_image(world, spec)
+    hidden = hide_target(world, scale, spec)
+    with pytest.raises(TargetNotFoundError):
+        detect_target(hidden, spec)
+    sheet = hidden[20:20 + int(spec.height_mm * 3), 20:20 + int(spec.width_mm * 3)]
+    assert np.abs(sheet.astype(int) - np.array([40, 110, 30])).max() <= 2
+    assert np.array_equal(hidden[400:, 400:], world[400:, 400:])  # the rest of the frame is untouched
