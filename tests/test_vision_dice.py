@@ -18,6 +18,8 @@ from vision.render.nuisance import Nuisance
 
 STYLES = {"casino-red": DieStyle.casino_red(), "opaque-white": DieStyle.opaque_white(),
           "real-photo": DieStyle.real_photo()}
+DECLINE_BOUND = {"casino-red": 5, "opaque-white": 9, "real-photo": 6}
+"""Most frames of 30 (realistic nuisance) a style may decline in the seeded sample below."""
 ARENA = ((20.0, 20.0), (220.0, 20.0), (220.0, 160.0), (20.0, 160.0))
 
 
@@ -36,8 +38,9 @@ def _scene(style: DieStyle, *dice: DiePlacement, felt=(48, 112, 28)) -> DiceScen
 def test_realistic_frames_are_read_right_or_declined(name: str) -> None:
     """30 frames per style, realistic nuisance, 1-5 dice: no wrong read; most frames read.
 
-    The decline bound (10 of 30) is the reader's present level (13-24 % per style) with a little
-    margin, a regression guard; the benchmark measures the rate on 2,000 frames.
+    The decline bounds are the reader's present level on these seeded frames (3, 8 and 4 of 30; the
+    benchmark measures 9-17 % per style on 2,000 frames) with a margin of one or two frames: a
+    regression guard, deterministic because the seeds are fixed.
     """
     rng = np.random.default_rng(100 + len(name))
     wrong, declined, read = [], 0, 0
@@ -54,7 +57,7 @@ def test_realistic_frames_are_read_right_or_declined(name: str) -> None:
             declined += 1
             assert result.faces == () and result.detail
     assert wrong == []
-    assert declined <= 10, f"{declined} of 30 frames declined"
+    assert declined <= DECLINE_BOUND[name], f"{declined} of 30 frames declined"
 
 
 @pytest.mark.parametrize("style", list(STYLES.values()), ids=list(STYLES))

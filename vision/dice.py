@@ -5,7 +5,10 @@ Pipeline (classical image processing, no learned model):
 1. :mod:`vision.dice_segment` finds die bodies against the table (half resolution).
 2. For each body, :mod:`vision.dice_pips` finds the pips at full resolution and fits one of the six
    canonical faces; side-face pips (foreshortened, elongated, off the face) and the pips of the
-   other faces seen through a translucent die (dimmer) are not counted.
+   other faces seen through a translucent die (dimmer) are not counted. When the read fails, the
+   squashed or small spots in the strip along the outline (a flat die's side face seen off the
+   camera's axis) are dropped and the face is fitted again. A glare halo on the table joined to a
+   die (soft-edged or whitened, holding no spot) is cut off at the die's square before the checks.
 3. Bodies holding several touching dice are split (a watershed from the cores of the body's
    distance map, else k-means on its pixels) into as many dice as the area says; each part must
    read as a canonical face, and the body must hold that many dice's area (a remainder is a side
@@ -156,6 +159,8 @@ class _Region:
     """Round spots of the common size anywhere on the body (before the depth check)."""
     all_found: Pips
     single: FaceFit | None = None
+    cache: dict = field(default_factory=dict)
+    """Images computed once per patch (gradients, smoothed whiteness), shared by the checks."""
     problem: str = ""
     clean: bool = False
     """Read as one die with a square body and no problem."""
@@ -265,7 +270,7 @@ class DiceReader:
                           relative=0.55 if translucent else 0.0, floor=0.25 if translucent else cfg.pip_threshold)
         candidates = _round_pips(found, cfg.min_pip_roundness)
         single_edge = edge_single(edge, blob)
-        depth = cv2.distanceTransform(np.pad(solid, 1), cv2.DIST_L2, 3)[1:-1, 1:-1] / single_edge
+        depth = _depth(solid) / single_edge
         pips = candidates
         if len(pips):  # a dark gap or notch at the outline, or a pip of a side face seen through, is not a pip
             pips = pips.subset(depth[_pixel(pips.centres, (x0, y0), body.shape)] >= (0.06 if translucent else 0.03))
@@ -303,14 +308,10 @@ class DiceReader:
         outline, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.fillConvexPoly(solid, cv2.convexHull(np.concatenate(outline)), 1)
         short = min(blob.rect[1])
-        depth = cv2.distanceTransform(np.pad(solid, 1), cv2.DIST_L2, 3)[1:-1, 1:-1] / max(short, 1.0)
-        deep = depth[_pixel(pips.centres, region.origin, solid.shape)] >= 0.13
-        if deep.all() or not deep.any():
+        depth = _depth(solid) / max(short, 1.0)
+        side = _side_pips(pips, depth[_pixel(pips.centres, region.origin, solid.shape)] >= 0.13)
+        if side is None:
             return
-        reference = _mid(pips.areas[deep])
-        side = ~deep & ((pips.elongation < 0.7) | (pips.areas < 0.6 * reference))
-        if not side.any() or bool((~deep & ~side).any()):
-            return  # a round, full-sized spot at the outline: not a side face's pip
         kept = pips.subset(~side)
         fit = fit_face(kept.centres, blob.rect[2] % 90.0, cfg.grid_tolerance)
         if fit is None:
@@ -325,9 +326,14 @@ class DiceReader:
         """The region cut to the square of one die when what lies outside that square is a glare halo.
 
         A glare spot on the table next to a die is as light as the die and joins its body. The die's
-        square is placed on its pip grid (centre and axes) with the die's edge from the frame; the
-        part of the body outside it must be mostly glare (the whitening :meth:`_glare` measures), hold
-        no spot of pip size (no other die) and be less than one die. ``None`` when that does not hold.
+        square is placed on its pip grid (centre and axes; for a 1, the outline without the glare)
+        with the die's edge from the frame (+6 %). The part of the body outside it must be glare:
+        under a third of a die's area whitened like glare (:meth:`_glare`) or else an outline far
+        softer than the die's own edges (at most a quarter of their share of steps >= 20 grey levels
+        per px; a tenth when the part is larger than a die); it must hold no spot of a fifth of a
+        pip's size (a side face's or another die's pips; on a whitened halo only round pip-sized
+        ones count, its falloff makes crescents), and be less than 2.5 dice. The cut region is then
+        judged by every check again. ``None`` when any of this does not hold.
         """
         cfg, pips = self.config, region.pips
         if die_area is None or not 1 <= len(pips) <= 6 or region.blob.area < 1.1 * die_area:
@@ -373,12 +379,14 @@ class DiceReader:
             own, off = float(sharp[near].mean()), float(sharp[~near].mean())
             if own < 0.3 or off > 0.25 * own or (out_area >= die_area and off > 0.1 * own):
                 return None
-        spots = region.all_found  # no spot of a fifth of a pip's size off the die: pips of a side face or a die
+        # no spot of a fifth of a pip's size off the die (pips of a side face or of another die); on a glare halo,
+        # whose falloff makes crescents of contrast, no round spot of pip size
+        spots = region.candidates if glare_share >= 0.3 else region.all_found
         if len(spots):
             margin = max(3, round(0.12 * edge)) | 1  # a dark seam along the die's edge is not a spot off it
             off = cv2.dilate(square, np.ones((margin, margin), np.uint8))[_pixel(spots.centres, region.origin,
                                                                                   body.shape)] == 0
-            if bool((off & (spots.areas >= 0.2 * _pip_area(pips))).any()):
+            if bool((off & (spots.areas >= 0.2 * _pip_area(pips)) & (spots.elongation >= 0.15)).any()):  # not seams
                 return None
         ys, xs = np.nonzero(inside)
         points = np.column_stack([xs + region.origin[0], ys + region.origin[1]]).astype(np.float32)
@@ -391,8 +399,9 @@ class DiceReader:
         def keep(p: Pips) -> Pips:
             return p.subset(square[_pixel(p.centres, region.origin, body.shape)] > 0) if len(p) else p
 
+        shared = {k: v for k, v in region.cache.items() if k in ("tensor", "white")}  # of the patch, not the body
         cut = dataclasses.replace(region, blob=blob, body=inside, found=keep(region.found), pips=keep(pips),
-                                  candidates=keep(region.candidates), all_found=keep(region.all_found))
+                                  candidates=keep(region.candidates), all_found=keep(region.all_found), cache=shared)
         self._read_single(cut)
         return cut
 
@@ -420,6 +429,11 @@ class DiceReader:
         if len(region.found) == 0:
             if blob.fill < 0.85 or (ratio is not None and ratio < 0.55):
                 return _Verdict()  # a round light patch or a speck: not a die
+            if _sharp_outline(region) < 0.25:
+                motion = self._motion(region, cfg.motion_anisotropy)
+                if motion is not None:  # a die smeared past its pips and edges
+                    return _Verdict(decline=Decline.MOTION, detail=f"die-like body at {where} is smeared ({motion})")
+                return _Verdict()  # a light patch with a soft outline (glare, a lit stretch of table): no die's edge
             if self._glare(region, 1.0):
                 if _sharp_outline(region) < 0.4:
                     return _Verdict()  # a glare spot on the table: soft outline, no pip
@@ -507,29 +521,30 @@ class DiceReader:
         points = np.column_stack([xs, ys]).astype(np.float32)
         labels = labels_img[ys, xs]
         candidates = region.candidates
-        depths = np.zeros((k, len(candidates)))
-        hulls = []
         edge = float(np.sqrt(die_area))
+        depths = np.zeros((k, len(candidates)))
+        hulls, outlines = [], []
         for part in range(k):
             part_points = points[labels == part]
             if len(part_points) < 0.55 * die_area:
                 return _Verdict(decline=Decline.STACKED, detail=f"die bodies at {_xy(blob.centroid)} overlap: "
                                 "a part too small for a whole die")
+            corners = cv2.convexHull(part_points.astype(np.int32))
             hull = np.zeros_like(region.body)
-            cv2.fillConvexPoly(hull, cv2.convexHull(part_points.astype(np.int32)), 1)
+            cv2.fillConvexPoly(hull, corners, 1)
             hulls.append(hull)
+            outlines.append(corners.reshape(-1, 2).astype(np.float32))
             motion = self._motion(region, cfg.motion_anisotropy, hull)
             if motion is not None:  # one die of a touching group moving: judged on its own part
                 return _Verdict(decline=Decline.MOTION, detail=f"die at {_xy(part_points.mean(axis=0) + region.origin)}"
                                 f" is smeared ({motion})")
-            depth = cv2.distanceTransform(np.pad(hull, 1), cv2.DIST_L2, 3)[1:-1, 1:-1] / edge
+            depth = _depth(hull) / edge
             depths[part] = depth[_pixel(candidates.centres, region.origin, hull.shape)]
         owner = np.argmax(depths, axis=0) if len(candidates) else np.zeros(0, int)
         best = depths.max(axis=0) if len(candidates) else np.zeros(0)
         dice = []
         for part in range(k):
-            part_points = points[labels == part]
-            rect = cv2.minAreaRect(part_points + np.asarray(region.origin, np.float32))
+            rect = cv2.minAreaRect(outlines[part] + np.asarray(region.origin, np.float32))  # hull: the same rect
             keep = (owner == part) & (best >= (0.06 if region.translucent else 0.09))
             part_pips = candidates.subset(keep)
             fit = fit_face(part_pips.centres, rect[2] % 90.0, cfg.grid_tolerance)
@@ -539,7 +554,9 @@ class DiceReader:
             tilted = _tilted(fit, part_found, part_pips, cfg)
             if fit is not None and not problem:
                 aspect = max(rect[1]) / max(min(rect[1]), 1.0)
-                if aspect > 1.0 + cfg.max_side_ratio + 0.1:
+                # a leaning die with 4-6 pips shows its tilt in the pip grid (squareness, checked above); a split
+                # part's outline is ragged at the seam, so its length is a looser guide there
+                if aspect > 1.0 + cfg.max_side_ratio + (0.1 if fit.face <= 3 else 0.2):
                     tilted = tilted or f"body {aspect:.2f} times longer than wide"
             if tilted:
                 return _Verdict(decline=Decline.COCKED, detail=f"die at {_xy(rect[0])}: {tilted}")
@@ -561,13 +578,15 @@ class DiceReader:
 
     def _motion(self, region: _Region, limit: float, body: np.ndarray | None = None) -> str | None:
         """Anisotropy of the gradients over the die (structure tensor): a moving die is smeared along one axis."""
-        patch = region.patch
         body = region.body if body is None else body
-        grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-        gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+        tensor = region.cache.get("tensor")
+        if tensor is None:  # the products of the gradients, three channels (xx, yy, xy), once per patch
+            grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
+            gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+            gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+            tensor = region.cache["tensor"] = cv2.merge([gx * gx, gy * gy, gx * gy])
         near = cv2.dilate(body, np.ones((5, 5), np.uint8))
-        jxx, jyy, jxy = (cv2.mean(cv2.multiply(a, b), near)[0] for a, b in ((gx, gx), (gy, gy), (gx, gy)))
+        jxx, jyy, jxy = cv2.mean(tensor, near)[:3]
         tr, det = jxx + jyy, jxx * jyy - jxy * jxy
         disc = np.sqrt(max(tr * tr / 4 - det, 0.0))
         ratio = (tr / 2 - disc) / max(tr / 2 + disc, 1e-6)
@@ -577,12 +596,8 @@ class DiceReader:
 
     def _glare_mask(self, region: _Region) -> np.ndarray | None:
         """uint8 mask of the glare on the region's body (see :meth:`_glare`), ``None`` when there is none."""
-        patch, body = region.patch, region.body
-        white = cv2.min(cv2.min(patch[..., 0], patch[..., 1]), patch[..., 2]).astype(np.float32)
-        level = float(cv2.mean(white, body)[0])
-        sigma = max(1.5, 0.12 * float(np.sqrt(region.blob.area)))
-        smooth = cv2.GaussianBlur(white, (0, 0), sigma)
-        bright = ((smooth >= level + self.config.glare_level * (255.0 - level)) & (body > 0)).astype(np.uint8)
+        smooth, level = _whiteness(region)
+        bright = ((smooth >= level + self.config.glare_level * (255.0 - level)) & (region.body > 0)).astype(np.uint8)
         return bright if bright.any() else None
 
     def _glare(self, region: _Region, pip_area: float) -> float:
@@ -594,14 +609,11 @@ class DiceReader:
         way to white, over more than two pips' area, or where it reaches a third of that under
         one of the pips read (a pip lit or faked by glare).
         """
-        patch, body = region.patch, region.body
+        body = region.body
         inside = body > 0
         if not inside.any():
             return 0.0
-        white = cv2.min(cv2.min(patch[..., 0], patch[..., 1]), patch[..., 2]).astype(np.float32)
-        level = float(cv2.mean(white, body)[0])
-        sigma = max(1.5, 0.12 * float(np.sqrt(region.blob.area)))
-        smooth = cv2.GaussianBlur(white, (0, 0), sigma)
+        smooth, level = _whiteness(region)
         bright = (smooth >= level + self.config.glare_level * (255.0 - level)) & inside
         area = float(bright.sum())
         pip_area = min(pip_area, 0.03 * region.blob.area)  # a glare core alone is no measure of a pip
@@ -618,6 +630,27 @@ class DiceReader:
 # ---------------------------------------------------------------------- helpers
 
 
+def _depth(mask: np.ndarray) -> np.ndarray:
+    """Distance (px) of each pixel of a uint8 mask to its outline, the frame's edge counting as outline."""
+    padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    return cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
+
+
+def _whiteness(region: _Region) -> tuple[np.ndarray, float]:
+    """The least of the three channels smoothed at about a pip's size, and its mean over the body (cached)."""
+    cached = region.cache.get("glare")
+    if cached is None:
+        white = region.cache.get("white")
+        if white is None:
+            patch = region.patch
+            white = region.cache["white"] = cv2.min(cv2.min(patch[..., 0], patch[..., 1]),
+                                                    patch[..., 2]).astype(np.float32)
+        level = float(cv2.mean(white, region.body)[0])
+        sigma = max(1.5, 0.12 * float(np.sqrt(region.blob.area)))
+        cached = region.cache["glare"] = (cv2.GaussianBlur(white, (0, 0), sigma), level)
+    return cached
+
+
 def _mid(values: object) -> float:
     """Median of a short sequence (numpy's median is slow on a handful of values)."""
     ordered = sorted(float(v) for v in values)
@@ -631,6 +664,22 @@ def _xy(point: tuple[float, float]) -> str:
 
 def _pip_area(pips: Pips) -> float:
     return _mid(pips.areas) if len(pips) else 0.0
+
+
+def _side_pips(pips: Pips, deep: np.ndarray) -> np.ndarray | None:
+    """Which spots are a side face's pips (see :meth:`DiceReader._without_side_pips`), ``None`` for none.
+
+    ``deep`` marks the spots at least 13 % of an edge inside the body. Every spot nearer the outline
+    must be squashed (axis ratio < 0.7) or small (< 60 % of the deeper ones), else ``None``: a round,
+    full-sized spot at the outline is no side face's pip, and nothing is dropped.
+    """
+    if deep.all() or not deep.any():
+        return None
+    reference = _mid(pips.areas[deep])
+    side = ~deep & ((pips.elongation < 0.7) | (pips.areas < 0.6 * reference))
+    if not side.any() or bool((~deep & ~side).any()):
+        return None
+    return side
 
 
 def _round_pips(pips: Pips, roundness: float = 0.5) -> Pips:
@@ -681,7 +730,7 @@ def _split(patch: np.ndarray, body: np.ndarray, k: int, die_area: float) -> np.n
     there are ``k`` of them, a watershed on the colour image grows them to the seams between the
     dice. Otherwise k-means on the pixel positions splits the body (straight cuts).
     """
-    depth = cv2.distanceTransform(np.pad(body, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    depth = _depth(body)
     cores = (depth >= 0.55 * depth.max()).astype(np.uint8)
     count, seeds = cv2.connectedComponents(cores)
     out = np.full(body.shape, -1, np.int32)
@@ -713,8 +762,9 @@ def edge_single(edge: float, blob: Blob) -> float:
 
 def _pixel(points: np.ndarray, origin: tuple[int, int], shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Row and column indices of frame points in a patch at ``origin`` (clipped to the patch)."""
-    at = np.round(np.asarray(points, float).reshape(-1, 2) - np.asarray(origin, float)).astype(int)
-    return np.clip(at[:, 1], 0, shape[0] - 1), np.clip(at[:, 0], 0, shape[1] - 1)
+    at = np.rint(np.asarray(points, float).reshape(-1, 2) - origin).astype(np.intp)
+    rows = np.minimum(np.maximum(at[:, 1], 0), shape[0] - 1)
+    return rows, np.minimum(np.maximum(at[:, 0], 0), shape[1] - 1)
 
 
 def _owners(pips: Pips, origin: tuple[int, int], labels_img: np.ndarray) -> np.ndarray:

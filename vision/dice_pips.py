@@ -163,19 +163,22 @@ def fit_face(centres: np.ndarray, angle_hint_deg: float | None, tolerance: float
             continue
         grid = local / spacing
         nodes = np.clip(np.round(grid), -1, 1)
-        residual = float(np.linalg.norm(grid - nodes, axis=1).max())
-        occupied = frozenset((int(a), int(b)) for a, b in nodes)
+        residual = float(np.sqrt(((grid - nodes) ** 2).sum(axis=1).max()))
+        occupied = frozenset(zip(nodes[:, 0].astype(int).tolist(), nodes[:, 1].astype(int).tolist()))
         if len(occupied) != n or occupied not in _LAYOUTS[n]:
             continue
         squareness = 1.0
         if n >= 4:  # least-squares affine grid -> image: allows perspective and a tilted camera
             design = np.column_stack([nodes, np.ones(n)])
-            coef, *_ = np.linalg.lstsq(design, centres, rcond=None)
+            coef = np.linalg.solve(design.T @ design, design.T @ centres)  # normal equations (3 x 3, well posed)
             fitted = design @ coef
-            residual = float(np.linalg.norm(fitted - centres, axis=1).max() / spacing)
-            singular = np.linalg.svd(coef[:2], compute_uv=False)
-            squareness = float(singular[1] / singular[0])
-            spacing = float(np.sqrt(singular[0] * singular[1]))
+            residual = float(np.sqrt(((fitted - centres) ** 2).sum(axis=1).max()) / spacing)
+            (a, b), (c, e) = coef[:2]  # singular values of the 2 x 2 linear part, closed form
+            frob, det = a * a + b * b + c * c + e * e, abs(a * e - b * c)
+            root = np.sqrt(max(frob * frob / 4.0 - det * det, 0.0))
+            s_max, s_min = np.sqrt(frob / 2.0 + root), np.sqrt(max(frob / 2.0 - root, 0.0))
+            squareness = float(s_min / s_max)
+            spacing = float(np.sqrt(s_max * s_min))
         fit = FaceFit(n, (float(centre[0]), float(centre[1])), float(np.degrees(angle)) % 90.0, spacing, residual,
                       squareness)
         if best is None or fit.residual < best.residual:

@@ -5,7 +5,8 @@ Method: the table's own colour is estimated everywhere from a coarse median of t
 light gradients and tinted cloth. A pixel belongs to a die when one of its colour channels is
 brighter than the table's by a margin relative to the table's brightness (white dice are
 brighter in every channel, translucent red dice in red); shadows are darker in every channel
-and so never count. The work is done at half resolution (dice are 30 px or more), then each
+and so never count; on a tinted table (wood, pink cloth) a far more neutral pixel counts even when
+only a little brighter (a white die in dim light). The work is done at half resolution (dice are 30 px or more), then each
 connected region ("blob") is handed to the pip reader at full resolution.
 """
 
@@ -76,44 +77,63 @@ def table_background(small: np.ndarray, exclude: np.ndarray | None = None) -> np
     return total / cv2.max(weight, 1e-3)[..., None]
 
 
-def die_mask(small: np.ndarray, cells: np.ndarray, threshold: float, style: str) -> np.ndarray:
+@dataclass(frozen=True)
+class PixelFeatures:
+    """What the die mask needs of each half-resolution pixel, computed once per frame (independent of the table)."""
+
+    grey: np.ndarray
+    """Mean of the three channels (uint8)."""
+    red: np.ndarray
+    neutral: np.ndarray
+    """Chroma (max - min channel) at most 24 % of the brightest channel (bool)."""
+    very_neutral: np.ndarray
+    """Chroma at most 12 % of the brightest channel (bool)."""
+    redder: np.ndarray
+    """Red at least 1.8 times the larger of blue and green (bool)."""
+
+    @classmethod
+    def of(cls, small: np.ndarray) -> PixelFeatures:
+        """The features of a BGR uint8 image."""
+        blue, green, red = cv2.split(small)
+        top = cv2.max(cv2.max(blue, green), red).astype(np.float32)
+        chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
+        chroma = chroma.astype(np.float32) * 100.0
+        return cls(grey=cv2.transform(small, np.full((1, 3), 1.0 / 3.0, np.float32)), red=red,
+                   neutral=chroma <= 24.0 * top, very_neutral=chroma <= 12.0 * top,
+                   redder=cv2.max(blue, green).astype(np.float32) * 1.8 <= red)
+
+
+def die_mask(pixels: PixelFeatures, cells: np.ndarray, threshold: float, style: str) -> np.ndarray:
     """uint8 mask of die pixels (half resolution) given the table colour ``cells`` (coarse grid).
 
     White dice (style 'auto' or 'opaque'): brighter than the table (mean of the channels) by
     ``threshold`` times the table's brightness, and near-neutral (chroma at most 24 % of the
     brightness), so a shadow (darker) or tinted cloth under a weak glare (coloured) is not a die.
+    On a tinted table (wood, pink cloth: chroma 25 % or more) a white die in dim light is little
+    brighter than the table but far more neutral: there a pixel of at most 12 % chroma, brighter
+    than the table by 3 %, is a die's too.
     Translucent red dice ('auto' or 'translucent'): red exceeds 1.8 times the larger of blue and green,
     and the red channel is brighter than the table's by 0.7 times the table's brightness: a red
     die is a brighter red than any cloth, red cloth included, and glare whitens, never reddens.
     """
-    height, width = small.shape[:2]
+    height, width = pixels.grey.shape
+    size = (width, height)
     grey_cells = cv2.transform(cells, np.full((1, 3), 1.0 / 3.0, np.float32))
     level = cv2.max(grey_cells, 40.0)
-    blue, green, red = cv2.split(small)
-    top = cv2.max(cv2.max(blue, green), red)
-    mask = np.zeros((height, width), np.uint8)
+    mask = np.zeros((height, width), bool)
     if style in ("auto", "opaque"):
-        needed = cv2.resize(grey_cells + threshold * level, (width, height), interpolation=cv2.INTER_LINEAR)
-        bright = cv2.transform(small, np.full((1, 3), 1.0 / 3.0, np.float32)) >= needed
-        low = cv2.min(cv2.min(blue, green), red)
-        chroma = cv2.subtract(top, low).astype(np.float32)
-        mask |= (bright & (chroma * 100.0 <= 24.0 * top)).astype(np.uint8)
-        # on a tinted table (wood, pink cloth) a white die in dim light is little brighter than the table but
-        # far more neutral: a pixel at most 12 % chroma, brighter than the table, where the table has 25 % or more
-        cell_chroma = cv2.max(cv2.max(cells[..., 0], cells[..., 1]), cells[..., 2])
-        cell_chroma = cv2.subtract(cell_chroma, cv2.min(cv2.min(cells[..., 0], cells[..., 1]), cells[..., 2])) / \
-            np.maximum(cell_chroma, 1.0)
-        if float(cell_chroma.max()) >= 0.25:
-            tinted = cv2.resize(cell_chroma, (width, height), interpolation=cv2.INTER_LINEAR) >= 0.25
-            above = cv2.transform(small, np.full((1, 3), 1.0 / 3.0, np.float32)) >= cv2.resize(
-                grey_cells * 1.03, (width, height), interpolation=cv2.INTER_LINEAR)
-            mask |= (tinted & above & (chroma * 100.0 <= 12.0 * top)).astype(np.uint8)
+        needed = cv2.resize(grey_cells + threshold * level, size, interpolation=cv2.INTER_LINEAR)
+        mask |= (pixels.grey >= needed) & pixels.neutral
+        high = cv2.max(cv2.max(cells[..., 0], cells[..., 1]), cells[..., 2])
+        tint = cv2.subtract(high, cv2.min(cv2.min(cells[..., 0], cells[..., 1]), cells[..., 2])) / cv2.max(high, 1.0)
+        if float(tint.max()) >= 0.25:
+            tinted = cv2.resize(tint, size, interpolation=cv2.INTER_LINEAR) >= 0.25
+            above = pixels.grey >= cv2.resize(grey_cells * 1.03, size, interpolation=cv2.INTER_LINEAR)
+            mask |= tinted & above & pixels.very_neutral
     if style in ("auto", "translucent"):
-        needed = cv2.resize(np.ascontiguousarray(cells[..., 2]) + 0.7 * level, (width, height),
-                            interpolation=cv2.INTER_LINEAR)
-        redder = cv2.max(blue, green).astype(np.float32) * 1.8 <= red
-        mask |= (redder & (red >= needed)).astype(np.uint8)
-    return mask
+        needed = cv2.resize(np.ascontiguousarray(cells[..., 2]) + 0.7 * level, size, interpolation=cv2.INTER_LINEAR)
+        mask |= pixels.redder & (pixels.red >= needed)
+    return mask.view(np.uint8)
 
 
 def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style: str = "auto") -> Segmentation:
@@ -121,10 +141,11 @@ def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style:
     height, width = image.shape[:2]
     small = cv2.resize(image, (width // SCALE, height // SCALE), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (3, 3), 0)
+    pixels = PixelFeatures.of(small)
     cells = table_background(small)
-    first = die_mask(small, cells, threshold, style)
+    first = die_mask(pixels, cells, threshold, style)
     cells = table_background(small, cv2.dilate(first, np.ones((5, 5), np.uint8)))
-    mask = die_mask(small, cells, threshold, style)
+    mask = die_mask(pixels, cells, threshold, style)
     # close first (bridge the pips that cut a die's outline), then open (drop specks and thin fringes)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -150,7 +171,7 @@ def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style:
         x, y = left * SCALE, top * SCALE
         w, h = (int(bx.max()) - left + 1) * SCALE, (int(by.max()) - top + 1) * SCALE
         points = np.column_stack([bx, by]).astype(np.float32) * SCALE + (SCALE - 1) / 2
-        rect = cv2.minAreaRect(points)
+        rect = cv2.minAreaRect(cv2.convexHull(points))  # the same rectangle, from far fewer points
         rw, rh = max(rect[1][0] + SCALE, 1.0), max(rect[1][1] + SCALE, 1.0)
         blobs.append(Blob(label=label, area=area, bbox=(x, y, w, h),
                           centroid=(float(bx.mean() * SCALE), float(by.mean() * SCALE)),
