@@ -83,3 +83,20 @@ def test_loaded_dice_fail_the_balance_clause(tmp_path: Path) -> None:
     assert code == 1, output
     failing = [row for row in _measurements(run, "dice: ") if row["passed"] == 0]
     assert any(row["name"] == "dice: faces/pooled" for row in failing)
+
+
+def test_camera_outcomes_replace_the_sensor_and_declined_games_are_not_outcomes(tmp_path: Path) -> None:
+    """``outcome_source = "camera"``: each game's outcome is the camera's read; a game the camera declines
+    (ball on a fret, 1 in 5 here) is counted apart and another game is played in its place."""
+    text = WHEEL.format(error=0.2).replace('outcome_source = "both"', 'outcome_source = "camera"')
+    text = text.replace("fret_rate = 0.02", "fret_rate = 0.2").replace("spins = 150", "spins = 60")
+    code, output, run = _run(tmp_path, text)
+    assert code in (0, 1), output  # a verdict, not an error
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        run_id = journal.rows("runs")[0]["run_id"]
+        spins = [row["value"] for row in journal.observations(run_id, "wheel/spins")]
+        declined = [row["value"] for row in journal.observations(run_id, "wheel/camera-declined")]
+    assert len(spins) == 60 and all(value["number"] == value["camera_number"] is not None for value in spins)
+    assert any(value["sensor_number"] != value["camera_number"] for value in spins)  # the sensor lied, unused
+    assert declined and {value["game"] for value in declined}.isdisjoint(value["game"] for value in spins)
+    assert all(value["reason"] in ("on-fret", "hidden", "motion") for value in declined)
