@@ -181,7 +181,10 @@ def test_pocket_fairness(roulette_wheel: Any, spins: ObservationStream, bench: B
             "spins_for_80pc_power_against_one_pocket_at_1_in_35": spins_for_single,
             "void_games": voids,
             "critical_value": round(float(stats.chi2.isf(options.alpha, 36)), 4),
-        },
+            "outcome_source": options.outcome_source,
+        } | ({"assumed_camera_error_rate": ASSUMED_CAMERA_ERROR,
+              "camera_declined_games": bench.stream(CAMERA_DECLINED_STREAM, SPINS_NODEID).count}
+             if options.outcome_source == "camera" else {}),
     )
 
 
