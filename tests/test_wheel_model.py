@@ -171,3 +171,11 @@ def test_play_reports_the_sensor_number() -> None:
         game, frame, _ = model.play()
         result = parse_result(decode(frame))
         assert result.number == model.physical_game(game).reported_number
+
+
+def test_an_unreadable_state_file_is_named(tmp_path: Path) -> None:
+    state = tmp_path / "wheel.json"
+    for text in ("{not json", "[1, 2]", '{"games": 3}'):
+        state.write_text(text)
+        with pytest.raises(ValueError, match="wheel.json: unreadable wheel state"):
+            WheelModel(RouletteSimulator(), "french", state_file=state)

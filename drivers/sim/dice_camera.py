@@ -15,7 +15,6 @@ Frames carry their ground truth (:class:`vision.render.dice.DiceTruth`).
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from collections import deque
 from pathlib import Path
@@ -27,6 +26,7 @@ from bench.profiles.camera import CameraSimulation
 from bench.profiles.model import DiceOptions, DiceSimulator
 from drivers.camera import Camera, CameraIdentity
 from drivers.sim.camera_sensor import SimulatedSensor
+from drivers.sim.state_file import load_counter, save_state
 from vision.frame import Frame
 from vision.render.dice import DiceScene, DieStyle, random_dice_scene, render_dice
 from vision.render.nuisance import Nuisance
@@ -67,25 +67,11 @@ class SimulatedDiceCamera(Camera):
         self.target = TargetSpec(marker_mm=target_marker_mm) if self.simulation.target else None
         self.probabilities = face_probabilities(model)
         self.still_frames = votes + 6  # settling needs 3 still differences, then the votes, and a spare
-        self.throw = self._load_throw()
+        self.throw = load_counter(state_file, "throw", "dice camera")
         self._queue: deque[Frame] = deque()
         self.sensor = SimulatedSensor(self.simulation.seed)
         self._index = 0
         self._epoch = time.time()
-
-    def _load_throw(self) -> int:
-        if self.state_file is not None and self.state_file.exists():
-            try:
-                return int(json.loads(self.state_file.read_text())["throw"])
-            except (OSError, ValueError, KeyError, TypeError) as error:
-                raise ValueError(f"{self.state_file}: unreadable dice camera state ({error})") from error
-        return 0
-
-    def _save_throw(self) -> None:
-        if self.state_file is not None:
-            temporary = self.state_file.with_suffix(".tmp")
-            temporary.write_text(json.dumps({"throw": self.throw}))
-            temporary.replace(self.state_file)
 
     @property
     def identity(self) -> CameraIdentity:
@@ -118,7 +104,7 @@ class SimulatedDiceCamera(Camera):
 
     def _render_throw(self) -> None:
         self.throw += 1
-        self._save_throw()
+        save_state(self.state_file, {"throw": self.throw})
         rng = np.random.default_rng([self.simulation.seed, self.throw])
         nuisance = self._nuisance(rng)
         optics = dataclasses.replace(nuisance, noise_sigma=0.0, jpeg_quality=None)

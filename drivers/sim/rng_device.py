@@ -30,6 +30,7 @@ from drivers.line_frame import corrupt_checksum, encode_identity
 from drivers.rng_protocol import MAX_DRAW_COUNT, MAX_RAW_BYTES, decode, encode
 from drivers.serial_link import FrameError
 from drivers.sim.pty_server import Reply, serve_lines
+from drivers.sim.state_file import load_state, save_state
 
 _LCG_MULTIPLIER, _LCG_INCREMENT, _LCG_MODULUS = 1103515245, 12345, 1 << 31
 
@@ -40,17 +41,14 @@ class RngModel:
     def __init__(self, config: RngSimulator, state_file: Path | None = None) -> None:
         self.config = config
         self.state_file = state_file
-        state = json.loads(state_file.read_text()) if state_file is not None and state_file.exists() else {}
+        state = load_state(state_file, "RNG interface")
         self.raw_blocks = int(state.get("raw_blocks", 0))
         self.draw_blocks = int(state.get("draw_blocks", 0))
         self.lcg_state = int(state.get("lcg_state", config.seed % _LCG_MODULUS))
 
     def _save(self) -> None:
-        if self.state_file is not None:
-            temporary = self.state_file.with_suffix(".tmp")
-            temporary.write_text(json.dumps({"raw_blocks": self.raw_blocks, "draw_blocks": self.draw_blocks,
-                                             "lcg_state": self.lcg_state}))
-            temporary.replace(self.state_file)
+        save_state(self.state_file, {"raw_blocks": self.raw_blocks, "draw_blocks": self.draw_blocks,
+                                     "lcg_state": self.lcg_state})
 
     def _lcg_bytes(self, size: int) -> bytes:
         out = np.empty(size, dtype=np.uint8)

@@ -27,14 +27,12 @@ from drivers.line_frame import corrupt_checksum, encode_identity
 from drivers.roulette_layout import arc, order_for
 from drivers.roulette_protocol import Direction, FrameError, decode, encode
 from drivers.sim.pty_server import Reply, serve_lines
+from drivers.sim.state_file import load_counter, save_state
 
 
-def read_game_counter(state_file: Path) -> int:
-    """The last game number a simulated wheel started, from its state file (its non-volatile memory)."""
-    try:
-        return int(json.loads(state_file.read_text())["game"])
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{state_file}: unreadable wheel state ({error})") from error
+def read_game_counter(state_file: Path | None) -> int:
+    """The last game number a simulated wheel started, from its state file (0 before the first game)."""
+    return load_counter(state_file, "game", "wheel")
 
 
 @dataclass(frozen=True)
@@ -60,7 +58,7 @@ class WheelModel:
         self.config = config
         self.order = order_for(config.layout or layout)
         self.state_file = state_file
-        self.game = self._load_game()
+        self.game = read_game_counter(state_file)
         weights = np.ones(len(self.order))
         if config.model == "sector-bias":
             favoured = set(arc(self.order, config.sector_start, config.sector_width))
@@ -69,17 +67,6 @@ class WheelModel:
                     weights[position] = config.bias_factor
         self.position_probabilities = weights / weights.sum()
         self.last_results: dict[int, bytes] = {}
-
-    def _load_game(self) -> int:
-        if self.state_file is not None and self.state_file.exists():
-            return read_game_counter(self.state_file)
-        return 0
-
-    def _save_game(self) -> None:
-        if self.state_file is not None:
-            temporary = self.state_file.with_suffix(".tmp")
-            temporary.write_text(json.dumps({"game": self.game}))
-            temporary.replace(self.state_file)
 
     def pocket_probability(self, number: int) -> float:
         return float(self.position_probabilities[self.order.index(number)])
@@ -106,7 +93,7 @@ class WheelModel:
     def play(self) -> tuple[int, bytes, bool]:
         """Run the next game: (game number, result or ERR frame, garble this frame?)."""
         self.game += 1
-        self._save_game()
+        save_state(self.state_file, {"game": self.game})
         played = self.physical_game(self.game)
         if played.misread:
             frame = encode("ERR", self.game, "NO_RESULT", "ball position not detected")

@@ -60,7 +60,7 @@ class SimulatedWheelCamera(Camera):
 
     def current_game(self) -> int:
         """The wheel's last started game (0 before the first)."""
-        return read_game_counter(self.wheel_state_file) if self.wheel_state_file.exists() else 0
+        return read_game_counter(self.wheel_state_file)
 
     def _scene_options(self) -> dict[str, object]:
         options: dict[str, object] = {
