@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from fixtures.dimensions import record_dimension
+from fixtures.frames import keep_frames
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.dice import dice_fairness_tests
 from rng_tests.fairness.multiple_testing import adjust
@@ -43,19 +44,11 @@ def _clause(dice_table: Any) -> str:
     return GAME_CLAUSE[dice_table.equipment.options.game]
 
 
-def _keep(bench: BenchSession, frames: tuple[Any, ...], label: str) -> list[str]:
-    for frame in frames:
-        media = "image/jpeg" if frame.evidence_suffix == ".jpg" else "image/png"
-        bench.store_attachment(THROWS_NODEID, f"{label} frame {frame.index}", frame.evidence_bytes(), media,
-                               frame.evidence_suffix)
-    return [frame.sha256 for frame in frames]
-
-
 @pytest.fixture(scope="module")
 def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
     """N read throws, each committed to the journal as it is read (resumable); declined throws counted apart."""
     options = dice_table.equipment.options
-    keep_all = dice_table.equipment.camera.keep_frames == "all"
+    policy = dice_table.equipment.camera.keep_frames
     declined = bench.stream(DECLINED_STREAM, THROWS_NODEID)
     table = dice_table.driver
 
@@ -63,11 +56,13 @@ def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
         while True:
             throw = table.next_throw()
             if not throw.accepted:
-                frames = _keep(bench, throw.frames, f"declined throw {throw.index}")
+                frames = keep_frames(bench, THROWS_NODEID, throw.frames, f"declined throw {throw.index}",
+                                     disputed=True, policy=policy)
                 declined.record({"throw": throw.index, "reason": str(throw.decline), "detail": throw.detail,
                                  "frames": frames}, source=dice_table.name)
                 continue
-            frames = _keep(bench, throw.frames[:1], f"throw {throw.index}") if keep_all else []
+            frames = keep_frames(bench, THROWS_NODEID, throw.frames, f"throw {throw.index}", disputed=False,
+                                 policy=policy)
             value = {"throw": throw.index, "faces": list(throw.faces), "confidence": round(throw.confidence, 4),
                      "frames": frames}
             return value, dice_table.name, None
@@ -128,7 +123,8 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
             frame = camera.measurement_frame(attempt)
         else:
             frame = camera.read()  # a real arena: the operator lays the dice beside the target before the run
-        _keep(bench, (frame,), f"measurement attempt {attempt + 1}")
+        keep_frames(bench, THROWS_NODEID, (frame,), f"measurement attempt {attempt + 1}", disputed=True,
+                    policy=connection.keep_frames)
         image = frame.image
         scale = PlaneScale.from_image(image, target, camera_height_mm=connection.camera_height_mm)
         read = read_dice(hide_target(image, scale, target), dice_table.driver.reader)

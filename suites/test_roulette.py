@@ -26,6 +26,7 @@ from scipy import stats
 
 from drivers.roulette_protocol import NoResult
 from fixtures.dimensions import record_dimension
+from fixtures.frames import keep_frames
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness import chi_square_gof, chi_square_power, sector_alternative
 
@@ -76,7 +77,8 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
                 return value, roulette_wheel.name, raw_ref
             read = roulette_wheel.camera.read_pocket()
             disputed = not read.accepted or read.number != outcome.number
-            frames = _keep_frames(bench, roulette_wheel, read.frames, outcome.game, disputed)
+            frames = keep_frames(bench, SPINS_NODEID, read.frames, f"game {outcome.game}", disputed=disputed,
+                                 policy=roulette_wheel.equipment.camera.keep_frames)
             value |= {"sensor_number": outcome.number, "camera_number": read.number,
                       "camera_confidence": round(read.confidence, 4), "camera_frames": frames}
             if not read.accepted:
@@ -90,18 +92,6 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
             return value, roulette_wheel.name, raw_ref
 
     return collect_observations(bench, SPINS_STREAM, SPINS_NODEID, options.spins, one_spin, "roulette spins")
-
-
-def _keep_frames(bench: BenchSession, wheel: Any, frames: tuple[Any, ...], game: int, disputed: bool) -> list[str]:
-    """Store a game's camera frames as evidence (all of a disputed read; the first otherwise, unless the
-    profile keeps only disputed ones); returns their SHA-256."""
-    policy = wheel.equipment.camera.keep_frames
-    kept = frames if disputed else (frames[:1] if policy == "all" else ())
-    for frame in kept:
-        media = "image/jpeg" if frame.evidence_suffix == ".jpg" else "image/png"
-        bench.store_attachment(SPINS_NODEID, f"game {game} frame {frame.index}", frame.evidence_bytes(), media,
-                               frame.evidence_suffix)
-    return [frame.sha256 for frame in kept]
 
 
 @pytest.mark.clause(
@@ -262,7 +252,7 @@ def test_pocket_colours_seen_by_camera(roulette_wheel: Any, bench: BenchSession,
     camera = _camera_or_skip(roulette_wheel)
     still = camera.still()
     attach(still.evidence_bytes(), "wheel still for the layout audit",
-           "image/jpeg" if still.evidence_suffix == ".jpg" else "image/png", still.evidence_suffix)
+           still.evidence_media_type, still.evidence_suffix)
     audit = audit_layout(still.image, camera.calibration)
     details = {"frame_sha256": still.sha256, "findings": list(audit.findings)}
     measure("pockets counted by camera", audit.pockets, unit="pockets", expected=37,
@@ -304,7 +294,8 @@ def test_wheel_and_ball_dimensions(roulette_wheel: Any, measure: Any, attach: An
         reads = [camera.reader.read(frame.image) for frame in frames]
         usable = [(frame, read.ball_px) for frame, read in zip(frames, reads) if read.accepted]
         for frame, _ in usable:
-            attach(frame.evidence_bytes(), f"gauge ball frame {frame.index}", "image/jpeg", frame.evidence_suffix)
+            attach(frame.evidence_bytes(), f"gauge ball frame {frame.index}", frame.evidence_media_type,
+                   frame.evidence_suffix)
         reference = reference_ball([frame.image for frame, _ in usable], WHEEL_TARGET, [at for _, at in usable],
                                    connection.reference_ball_mm, camera_height_mm=connection.camera_height_mm)
     pocket = camera.read_pocket()
@@ -312,7 +303,7 @@ def test_wheel_and_ball_dimensions(roulette_wheel: Any, measure: Any, attach: An
         pocket = camera.read_pocket()  # the ball was on a fret or hidden: one more look
     frame = pocket.frames[0] if pocket.frames else camera.still()
     attach(frame.evidence_bytes(), "wheel frame for measuring",
-           "image/jpeg" if frame.evidence_suffix == ".jpg" else "image/png", frame.evidence_suffix)
+           frame.evidence_media_type, frame.evidence_suffix)
     ball_px = pocket.reads[0].ball_px if pocket.accepted and pocket.reads else None
     dimensions = measure_wheel(frame.image, camera.calibration, WHEEL_TARGET, ball_px=ball_px,
                                camera_height_mm=connection.camera_height_mm, ball_reference=reference)

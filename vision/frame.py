@@ -66,6 +66,11 @@ class Frame:
         """File suffix of :meth:`evidence_bytes` (``.png``, ``.jpg``, ...)."""
         return self.encoded_suffix if self.encoded is not None else ".png"
 
+    @property
+    def evidence_media_type(self) -> str:
+        """Media type of :meth:`evidence_bytes` (``image/jpeg`` or ``image/png``)."""
+        return "image/jpeg" if self.evidence_suffix in (".jpg", ".jpeg") else "image/png"
+
     @cached_property
     def sha256(self) -> str:
         """SHA-256 (hex) of :meth:`evidence_bytes`."""
