@@ -56,7 +56,8 @@ class WheelModel:
 
     def __init__(self, config: RouletteSimulator, layout: str, state_file: Path | None = None) -> None:
         self.config = config
-        self.order = order_for(config.layout or layout)
+        self.layout = config.layout or layout
+        self.order = order_for(self.layout)
         self.state_file = state_file
         self.game = read_game_counter(state_file)
         weights = np.ones(len(self.order))

@@ -65,7 +65,7 @@ class SimulatedWheelCamera(Camera):
     def _scene_options(self) -> dict[str, object]:
         options: dict[str, object] = {
             "ball_diameter_mm": self.ball_diameter_mm, "wheel_diameter_mm": self.wheel_diameter_mm,
-            "layout": self.wheel.config.layout or _layout_of(self.wheel), "markers": self.simulation.markers}
+            "layout": self.wheel.layout, "markers": self.simulation.markers}
         if self.target is not None:
             options |= {"target": self.target, "target_top_left_px": WHEEL_TARGET_TOP_LEFT_PX}
         return options
@@ -83,12 +83,27 @@ class SimulatedWheelCamera(Camera):
         scene = random_scene(rng, state=state, **self._scene_options())
         return dataclasses.replace(scene, ball_number=physical.number)
 
+    def _nuisance(self, rng: np.random.Generator) -> Nuisance:
+        """The light and sensor of one game (the fixed camera's perspective is the homography, not drawn)."""
+        if self.simulation.nuisance != "realistic":
+            return Nuisance.none()
+        return dataclasses.replace(Nuisance.realistic(rng), glare_spots=0, perspective=0.0)
+
+    def _render(self, scene: WheelScene, nuisance: Nuisance, rng: np.random.Generator) -> tuple[np.ndarray, object]:
+        """The scene through the camera's optics; the sensor's noise and JPEG are added per frame (:meth:`_expose`)."""
+        optics = dataclasses.replace(nuisance, noise_sigma=0.0, jpeg_quality=None)
+        return render_wheel(scene, optics, rng, SIZE, homography=self.homography)
+
+    def _expose(self, image: np.ndarray, truth: object, nuisance: Nuisance, rng: np.random.Generator) -> Frame:
+        frame_image, encoded = self.sensor.expose(image, nuisance, rng)
+        self._index += 1
+        return Frame(frame_image, self._epoch + self._index / FPS, self._index, "sim:roulette", encoded=encoded,
+                     encoded_suffix=".jpg", truth=truth)
+
     def _render_game(self, game: int) -> None:
         rng = np.random.default_rng([self.simulation.seed, game, 1])
-        nuisance = dataclasses.replace(Nuisance.realistic(rng), glare_spots=0, perspective=0.0) \
-            if self.simulation.nuisance == "realistic" else Nuisance.none()
-        optics = dataclasses.replace(nuisance, noise_sigma=0.0, jpeg_quality=None)
-        image, truth = render_wheel(self._scene(game, rng), optics, rng, SIZE, homography=self.homography)
+        nuisance = self._nuisance(rng)
+        image, truth = self._render(self._scene(game, rng), nuisance, rng)
         self._base = (image, truth, nuisance)
         self._game = game
 
@@ -99,14 +114,8 @@ class SimulatedWheelCamera(Camera):
         for number in range(count):
             rng = np.random.default_rng([self.simulation.seed, 0, 2, number])
             scene = random_scene(rng, state="in-pocket", **(self._scene_options() | {"ball_diameter_mm": diameter_mm}))
-            nuisance = dataclasses.replace(Nuisance.realistic(rng), glare_spots=0, perspective=0.0) \
-                if self.simulation.nuisance == "realistic" else Nuisance.none()
-            optics = dataclasses.replace(nuisance, noise_sigma=0.0, jpeg_quality=None)
-            image, truth = render_wheel(scene, optics, rng, SIZE, homography=self.homography)
-            frame_image, encoded = self.sensor.expose(image, nuisance, rng)
-            self._index += 1
-            frames.append(Frame(frame_image, self._epoch + self._index / FPS, self._index, "sim:roulette",
-                                encoded=encoded, encoded_suffix=".jpg", truth=truth))
+            nuisance = self._nuisance(rng)
+            frames.append(self._expose(*self._render(scene, nuisance, rng), nuisance, rng))
         return frames
 
     def read(self) -> Frame:
@@ -115,16 +124,8 @@ class SimulatedWheelCamera(Camera):
             self._render_game(game)
         assert self._base is not None
         image, truth, nuisance = self._base
-        frame_image, encoded = self.sensor.expose(image, nuisance, self._rng)
-        self._index += 1
-        return Frame(frame_image, self._epoch + self._index / FPS, self._index, "sim:roulette", encoded=encoded,
-                     encoded_suffix=".jpg", truth=truth)
+        return self._expose(image, truth, nuisance, self._rng)
 
     def close(self) -> None:
         self._base = None
 
-
-def _layout_of(wheel: WheelModel) -> str:
-    from drivers.roulette_layout import FRENCH_ORDER
-
-    return "french" if wheel.order == FRENCH_ORDER else "american"
