@@ -1,14 +1,13 @@
 """Equipment profiles: what is on the bench, how it is connected, and how simulators behave."""
 
+from bench.profiles.base import Identity, SerialConnection
 from bench.profiles.loader import ProfileError, builtin_profiles, load_profile, load_profile_text
 from bench.profiles.model import (
     Equipment,
-    Identity,
     Profile,
     RouletteOptions,
     RouletteSimulator,
     RouletteWheelEquipment,
-    SerialConnection,
 )
 
 __all__ = [

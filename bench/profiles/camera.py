@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+from pydantic import Field, PositiveFloat, PositiveInt
+
+from bench.profiles.base import Strict
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class CameraSimulation(_Strict):
+class CameraSimulation(Strict):
     """How a simulated camera renders frames: nuisance strength and read-decline cases injected.
 
     ``nuisance = "realistic"`` draws lighting, glare, noise, defocus, perspective and JPEG
@@ -39,7 +37,7 @@ class CameraSimulation(_Strict):
     """A printed ArUco calibration board in view, for measuring dimensions in mm."""
 
 
-class CameraConnection(_Strict):
+class CameraConnection(Strict):
     """A camera and how its reads are turned into outcomes.
 
     ``votes`` settled frames are read per outcome and must all agree, otherwise the

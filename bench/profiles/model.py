@@ -9,38 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
+from pydantic import Field, PositiveFloat, model_validator
 
+from bench.profiles.base import EquipmentBase, Identity, Strict
 from bench.profiles.camera import CameraConnection
 from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Identity(_Strict):
-    """Who made the equipment and which unit it is (as the lab records it)."""
-
-    manufacturer: str = Field(min_length=1)
-    model: str = Field(min_length=1)
-    serial: str = Field(min_length=1)
-    firmware: str | None = None
-
-
-class SerialConnection(_Strict):
-    """A serial line: a tty path (``/dev/ttyUSB0``) or a pyserial URL (``spy://…``, ``socket://…``)."""
-
-    port: str = Field(min_length=1)
-    baudrate: PositiveInt = 9600
-    bytesize: Literal[7, 8] = 8
-    parity: Literal["N", "E", "O", "M", "S"] = "N"
-    stopbits: Literal[1, 2] = 1
-    timeout_s: PositiveFloat = 2.0
-    retries: Annotated[int, Field(ge=0, le=10)] = 3
-
-
-class RouletteOptions(_Strict):
+class RouletteOptions(Strict):
     """How the wheel is certified.
 
     ``game`` selects which section's clauses apply (p217-2007/roleta-francesa or
@@ -70,7 +46,7 @@ class RouletteOptions(_Strict):
         return FRENCH_ORDER if self.layout == "french" else AMERICAN_ORDER
 
 
-class RouletteSimulator(_Strict):
+class RouletteSimulator(Strict):
     """The simulated wheel's model.
 
     * ``fair``: every pocket 1/37.
@@ -107,18 +83,7 @@ class RouletteSimulator(_Strict):
         return self
 
 
-class _EquipmentBase(_Strict):
-    identity: Identity
-    connection: SerialConnection | None = None
-
-    def _check_connection(self, simulated: bool) -> None:
-        if simulated and self.connection is not None and self.connection.port != "sim":
-            raise ValueError("give either connection.port (real device) or simulator (simulated device), not both")
-        if not simulated and self.connection is None:
-            raise ValueError("needs connection.port (real device) or a simulator table (simulated device)")
-
-
-class RouletteWheelEquipment(_EquipmentBase):
+class RouletteWheelEquipment(EquipmentBase):
     """An automated or semi-automated roulette wheel reporting results over RS-232."""
 
     kind: Literal["roulette-wheel"]
@@ -147,7 +112,7 @@ def _check_camera(camera: CameraConnection | None, *, simulated: bool) -> None:
         raise ValueError(f"a simulated device can only be watched by camera source 'sim', not {camera.source!r}")
 
 
-class RngOptions(_Strict):
+class RngOptions(Strict):
     """How a game's random number generator is certified (``suites/test_rng.py``).
 
     The raw output is cut into ``nist_sequences`` sequences of ``nist_sequence_bits`` bits for
@@ -169,7 +134,7 @@ class RngOptions(_Strict):
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
 
 
-class RngSimulator(_Strict):
+class RngSimulator(Strict):
     """The simulated generator and outcome mapping (see :mod:`drivers.sim.rng_device`)."""
 
     model: Literal["fair", "biased-bits", "lcg-low-byte"] = "fair"
@@ -186,7 +151,7 @@ class RngSimulator(_Strict):
         return self
 
 
-class RngEquipment(_EquipmentBase):
+class RngEquipment(EquipmentBase):
     """A game's RNG test interface on a serial line (RG protocol): raw output and game draws."""
 
     kind: Literal["rng"]
@@ -199,7 +164,7 @@ class RngEquipment(_EquipmentBase):
         return self
 
 
-class DiceOptions(_Strict):
+class DiceOptions(Strict):
     """How a dice game is certified (``suites/test_dice.py``).
 
     ``game`` selects the clauses and the dice per throw: banca francesa and cussec
@@ -223,7 +188,7 @@ class DiceOptions(_Strict):
         return (18.0, 20.0) if self.game == "craps" else (12.0, 15.0)
 
 
-class DiceSimulator(_Strict):
+class DiceSimulator(Strict):
     """The simulated dice: ``fair`` (every face 1/6) or ``loaded`` (``loaded_face`` comes up with
     ``loaded_probability`` on every die, the other faces sharing the rest), their size and look."""
 
@@ -242,7 +207,7 @@ class DiceSimulator(_Strict):
         return self
 
 
-class DiceTableEquipment(_Strict):
+class DiceTableEquipment(Strict):
     """A dice game (arena or cussec dome) watched by a camera that reads every throw."""
 
     kind: Literal["dice"]
@@ -261,14 +226,14 @@ class DiceTableEquipment(_Strict):
 Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment, Field(discriminator="kind")]
 
 
-class Laboratory(_Strict):
+class Laboratory(Strict):
     """Who runs the bench (printed on the report)."""
 
     name: str = "Unnamed laboratory"
     operator: str = "unknown operator"
 
 
-class Profile(_Strict):
+class Profile(Strict):
     """A whole bench: laboratory and every piece of equipment, by name."""
 
     name: str = Field(min_length=1)

@@ -23,6 +23,9 @@ from typing import Any
 SIMULATOR_MODULES: dict[str, str] = {
     "roulette-wheel": "drivers.sim.roulette_wheel",
     "rng": "drivers.sim.rng_device",
+    "card-shuffler": "drivers.sim.shuffler",
+    "slot-machine": "drivers.sim.slot_machine",
+    "jackpot": "drivers.sim.jackpot_controller",
 }
 
 _PR_SET_PDEATHSIG = 1

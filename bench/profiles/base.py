@@ -1,0 +1,54 @@
+"""Building blocks shared by every equipment kind's profile model.
+
+A profile names each piece of equipment with its identity and, for a device on a
+data line, its serial connection; a simulated device has a ``simulator`` table
+instead. Each kind's options and simulator model live beside :mod:`bench.profiles.model`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+
+
+class Strict(BaseModel):
+    """A profile table: unknown keys are errors (a misspelt option must not be silently ignored)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Identity(Strict):
+    """Who made the equipment and which unit it is (as the lab records it)."""
+
+    manufacturer: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    serial: str = Field(min_length=1)
+    firmware: str | None = None
+
+
+class SerialConnection(Strict):
+    """A serial line: a tty path (``/dev/ttyUSB0``) or a pyserial URL (``spy://…``, ``socket://…``)."""
+
+    port: str = Field(min_length=1)
+    baudrate: PositiveInt = 9600
+    bytesize: Literal[7, 8] = 8
+    parity: Literal["N", "E", "O", "M", "S"] = "N"
+    stopbits: Literal[1, 2] = 1
+    timeout_s: PositiveFloat = 2.0
+    retries: Annotated[int, Field(ge=0, le=10)] = 3
+
+
+class EquipmentBase(Strict):
+    """Equipment on a data line: a real device has ``connection``, a simulated one a ``simulator`` table."""
+
+    identity: Identity
+    connection: SerialConnection | None = None
+
+    def _check_connection(self, simulated: bool) -> None:
+        if simulated and self.connection is not None and self.connection.port != "sim":
+            raise ValueError("give either connection.port (real device) or simulator (simulated device), not both")
+        if not simulated and self.connection is None:
+            raise ValueError("needs connection.port (real device) or a simulator table (simulated device)")
+
+
