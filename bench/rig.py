@@ -10,14 +10,17 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from bench.profiles.model import DiceTableEquipment, Equipment, Profile, RngEquipment, RouletteWheelEquipment
+from bench.profiles.shuffler import ShufflerEquipment
 from bench.rig_cameras import open_dice_table, open_wheel_camera
 from drivers.dice_table import DiceTable
 from drivers.rng_source import RngSource, SerialRngSource
 from drivers.roulette import RouletteWheel, SerialRouletteWheel
 from drivers.roulette_camera import RouletteCamera
 from drivers.serial_link import LinkSettings, SerialLink, WireLog
+from drivers.shuffler import CardShuffler, make_shuffler
 from drivers.sim.host import SimulatorProcess, start_simulator
 
 
@@ -33,12 +36,18 @@ def simulator_config(equipment: Equipment) -> dict[str, object]:
     return config
 
 
-def make_driver(equipment: Equipment, link: SerialLink) -> RouletteWheel | RngSource:
+Driver = RouletteWheel | RngSource | CardShuffler
+
+
+def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
     """The driver of the equipment's kind on an opened link."""
     if isinstance(equipment, RouletteWheelEquipment):
         return SerialRouletteWheel(link, spin_timeout_s=equipment.options.spin_timeout_s)
     if isinstance(equipment, RngEquipment):
         return SerialRngSource(link)
+    if isinstance(equipment, ShufflerEquipment):
+        return make_shuffler(equipment.options.protocol, link, shuffle_timeout_s=equipment.options.shuffle_timeout_s,
+                             deal_timeout_s=equipment.options.deal_timeout_s)
     raise TypeError(f"no driver for equipment kind {equipment.kind!r}")
 
 
@@ -48,7 +57,7 @@ class RigDevice:
 
     name: str
     equipment: Equipment
-    driver: RouletteWheel | RngSource | DiceTable
+    driver: Driver | DiceTable
     wire_log: Path | None
     simulator: SimulatorProcess | None
     camera: RouletteCamera | None = None
@@ -119,7 +128,7 @@ class Rig:
         self._stack.close()
         self._devices.clear()
 
-    def __enter__(self) -> Rig:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

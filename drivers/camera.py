@@ -79,6 +79,13 @@ class Camera(ABC):
     def close(self) -> None:
         """Release the source; idempotent."""
 
+    def cue(self, event: str) -> None:
+        """Tell the camera what the bench expects to happen now (``"launch"``: a game has just started).
+
+        A real camera films whatever happens and ignores it; a simulated camera stages the event
+        (the ball launched and running) for the frames that follow.
+        """
+
     def frames(self, limit: int | None = None) -> Iterator[Frame]:
         """Yield frames until ``limit`` frames or the end of a finite source; other faults raise."""
         if limit is not None and limit < 0:

@@ -30,8 +30,16 @@ class RouletteWheel(ABC):
         """Pocket numbers clockwise from 0, as the wheel reports them."""
 
     @abstractmethod
+    def start_game(self) -> int:
+        """Start one game; returns its number once the wheel acknowledges it (the ball is being launched)."""
+
+    @abstractmethod
+    def await_result(self, game: int) -> SpinResult | NoResult:
+        """Wait for game ``game``'s result (the ball at rest), or the wheel's own "no result"."""
+
     def spin(self) -> SpinResult | NoResult:
         """Run one game and return its result, or the wheel's own "no result"."""
+        return self.await_result(self.start_game())
 
     @abstractmethod
     def close(self) -> None:
@@ -60,11 +68,13 @@ class SerialRouletteWheel(RouletteWheel):
         except ValueError as error:
             raise FrameError("LAYOUT fields must be numbers", frame.raw) from error
 
-    def spin(self) -> SpinResult | NoResult:
+    def start_game(self) -> int:
         ack = self.link.transact(encode("SPIN"), self._expect("ACK"), what="start a game")
         if len(ack.fields) != 2 or ack.fields[0] != "SPIN" or not ack.fields[1].isdigit():
             raise FrameError("ACK to SPIN must carry the game number", ack.raw)
-        game = int(ack.fields[1])
+        return int(ack.fields[1])
+
+    def await_result(self, game: int) -> SpinResult | NoResult:
 
         def accept_outcome(line: bytes) -> SpinResult | NoResult | None:
             try:

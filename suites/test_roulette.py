@@ -7,6 +7,9 @@ outcomes. When the profile puts a camera over the wheel, the camera reads every
 game's pocket independently (``outcome_source``: ``camera`` makes its read the
 outcome, ``both`` keeps the wheel's and compares every camera read with it); a
 camera read is declined rather than guessed, and declined games are counted.
+The camera also films the launch of the first ``camera.launch_clips`` games, and
+the directions it sees are checked against the clause and against what the wheel
+reports.
 
 Statistics: H0 = every pocket has probability 1/37. Pearson chi-square over N
 spins (N and α from the profile). The power is stated against a nine-pocket
@@ -18,13 +21,15 @@ measurement says so with the number of spins it would take.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from drivers.roulette_protocol import NoResult
+from drivers.roulette_camera import LaunchClip
+from drivers.roulette_protocol import NoResult, SpinResult
 from fixtures.dimensions import record_dimension
 from fixtures.frames import keep_frames
 from fixtures.session import BenchSession, ObservationStream, collect_observations
@@ -33,6 +38,7 @@ from rng_tests.fairness import chi_square_gof, chi_square_power, sector_alternat
 SPINS_STREAM = "wheel/spins"
 VOID_STREAM = "wheel/void-games"
 CAMERA_DECLINED_STREAM = "wheel/camera-declined"
+LAUNCH_STREAM = "wheel/launch-clips"
 ASSUMED_CAMERA_ERROR = 0.001
 """Largest share of wrong camera reads among accepted reads, as measured by
 ``benchmarks/roulette_reader_accuracy.py`` (the cross-check's null hypothesis uses it)."""
@@ -54,10 +60,24 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
     driver = roulette_wheel.driver
     voids = bench.stream(VOID_STREAM, SPINS_NODEID)
     camera_declined = bench.stream(CAMERA_DECLINED_STREAM, SPINS_NODEID)
+    launches = bench.stream(LAUNCH_STREAM, SPINS_NODEID)
+    camera_profile = roulette_wheel.equipment.camera
+    launch_clips = camera_profile.launch_clips if roulette_wheel.camera is not None else 0
+
+    def one_game() -> SpinResult | NoResult:
+        """Start a game, film its launch while the first ``launch_clips`` games are filmed, await its result."""
+        game = driver.start_game()
+        if launches.count >= launch_clips:
+            return driver.await_result(game)
+        clip = roulette_wheel.camera.record_launch(camera_profile.launch_clip_frames,
+                                                   camera_profile.launch_clip_delay_s)
+        outcome = driver.await_result(game)
+        _record_launch(bench, launches, roulette_wheel, game, clip, outcome)
+        return outcome
 
     def one_spin() -> tuple[dict[str, Any], str, str]:
         while True:
-            outcome = driver.spin()
+            outcome = one_game()
             if isinstance(outcome, NoResult):
                 voids.record(
                     {"game": outcome.game, "code": outcome.code, "text": outcome.text},
@@ -94,6 +114,24 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
     return collect_observations(bench, SPINS_STREAM, SPINS_NODEID, options.spins, one_spin, "roulette spins")
 
 
+def _record_launch(bench: BenchSession, launches: ObservationStream, roulette_wheel: Any, game: int,
+                   clip: LaunchClip, outcome: SpinResult | NoResult) -> None:
+    """Commit the directions the camera saw in one game's launch clip, beside those the wheel reported."""
+    motion = clip.motion
+    reported = isinstance(outcome, SpinResult)
+    sensor_ball = outcome.ball_direction.value if reported else None
+    sensor_rotor = outcome.rotor_direction.value if reported else None
+    camera_ball = None if motion.ball is None else motion.ball.value
+    camera_rotor = None if motion.rotor is None else motion.rotor.value
+    disputed = not clip.seen or (reported and (camera_ball, camera_rotor) != (sensor_ball, sensor_rotor))
+    frames = keep_frames(bench, SPINS_NODEID, clip.frames, f"launch of game {game}", disputed=disputed,
+                         policy=roulette_wheel.equipment.camera.keep_frames)
+    launches.record({"game": game, "camera_ball": camera_ball, "camera_rotor": camera_rotor,
+                     "sensor_ball": sensor_ball, "sensor_rotor": sensor_rotor,
+                     "confidence": round(motion.confidence, 4), "detail": motion.detail, "frames": frames},
+                    source=f"{roulette_wheel.name}/camera", raw_ref=outcome.raw.decode("ascii", "replace").strip())
+
+
 @pytest.mark.clause(
     "p217-2007/roleta-francesa/2",
     "p217-2007/roleta-francesa/5",
@@ -122,15 +160,60 @@ def test_launch_alternation_and_counter_rotation(
     rule = "13" if roulette_wheel.equipment.options.game == "roleta-francesa" else "21"
     values = spins.values()
     co_rotating = sum(1 for value in values if value["ball"] == value["rotor"])
-    repeated = sum(1 for before, after in zip(values, values[1:]) if before["ball"] == after["ball"]
+    repeated = sum(1 for before, after in pairwise(values) if before["ball"] == after["ball"]
                    and after["game"] == before["game"] + 1)
-    consecutive_pairs = sum(1 for before, after in zip(values, values[1:]) if after["game"] == before["game"] + 1)
+    consecutive_pairs = sum(1 for before, after in pairwise(values) if after["game"] == before["game"] + 1)
     clause = [_clause(roulette_wheel, rule)]
     measure("games with ball and rotor turning the same way", co_rotating, unit="games", high=0,
             clauses=clause, sample_size=len(values), method="rotor and ball directions reported per game")
     measure("consecutive games launched in the same direction", repeated, unit="pairs", high=0,
             clauses=clause, sample_size=consecutive_pairs,
             method="ball direction of consecutive game numbers (gaps from void games not counted)")
+
+
+@pytest.mark.clause("p217-2007/roleta-francesa/13", "p217-2007/roleta-americana/21")
+def test_launch_directions_seen_by_camera(
+    roulette_wheel: Any, spins: ObservationStream, bench: BenchSession, measure: Any
+) -> None:
+    """The camera's own view of the launches: alternating, the rotor against the ball, and the same
+    directions the wheel reports.
+
+    The first ``camera.launch_clips`` games are filmed from the launch; the ball's and the rotor's
+    directions come from the reader's angles frame after frame (:mod:`vision.roulette_motion`). A clip
+    whose directions cannot be told is counted and breaks the chain of consecutive launches, as a void
+    game does. The limits of zero assume the camera does not misread a direction: 0 wrong in 1,000
+    rendered clips (``benchmarks/launch_direction_accuracy.py``). Where the wheel's sensor reports
+    directions the camera contradicts, the wheel's own reports (the other test of this clause) are not
+    evidence.
+    """
+    del spins  # the fixture films the launches while it plays the games
+    _camera_or_skip(roulette_wheel)
+    launches = bench.stream(LAUNCH_STREAM, SPINS_NODEID).values()
+    seen = [row for row in launches if row["camera_ball"] is not None and row["camera_rotor"] is not None]
+    if len(seen) < 2:
+        pytest.skip(f"the camera told the directions of {len(seen)} of {len(launches)} filmed launches "
+                    "(camera.launch_clips sets how many games are filmed)")
+    rule = "13" if roulette_wheel.equipment.options.game == "roleta-francesa" else "21"
+    clause = [_clause(roulette_wheel, rule)]
+    filmed = {"launches filmed": len(launches), "directions told": len(seen),
+              "not told": [{"game": row["game"], "detail": row["detail"]} for row in launches if row not in seen]}
+    co_rotating = [row["game"] for row in seen if row["camera_ball"] == row["camera_rotor"]]
+    pairs = [(before, after) for before, after in pairwise(seen) if after["game"] == before["game"] + 1]
+    repeated = [after["game"] for before, after in pairs if before["camera_ball"] == after["camera_ball"]]
+    reported = [row for row in seen if row["sensor_ball"] is not None]
+    contradicted = [{"game": row["game"], "camera": [row["camera_ball"], row["camera_rotor"]],
+                     "wheel": [row["sensor_ball"], row["sensor_rotor"]]}
+                    for row in reported if (row["camera_ball"], row["camera_rotor"])
+                    != (row["sensor_ball"], row["sensor_rotor"])]
+    method = "ball and rotor angles read frame by frame in a clip filmed from the launch"
+    measure("filmed launches with ball and rotor turning the same way", len(co_rotating), unit="games", high=0,
+            clauses=clause, sample_size=len(seen), method=method, details=filmed | {"games": co_rotating})
+    measure("consecutive filmed launches in the same direction", len(repeated), unit="pairs", high=0,
+            clauses=clause, sample_size=len(pairs), method=method + "; consecutive game numbers only",
+            details={"games": repeated})
+    measure("filmed games whose reported directions the camera contradicts", len(contradicted), unit="games",
+            high=0, clauses=clause, sample_size=len(reported), method=method + ", against the wheel's RES report",
+            details={"games": contradicted})
 
 
 @pytest.mark.clause(

@@ -3,6 +3,9 @@
 Small samples keep these fast; the faults are strong enough that the stated error rates hold:
 * a wheel sensor misreporting 1 game in 10 over 150 games: disagreements ~ Binomial(150, ~0.1),
   mean 15, against a critical value of 2 under H0 (Binomial(150, 0.001)): missed with probability < 1e-4;
+* a wheel whose ball turns with the rotor while its sensor reports otherwise: every filmed launch
+  contradicts the report (the camera misread no direction in 1,000 rendered clips,
+  ``benchmarks/launch_direction_accuracy.py``);
 * dice with the six at 0.45 over 150 throws of 3 dice: the pooled face chi-square's power is > 0.999.
 Seeds are fixed, so each outcome is deterministic.
 """
@@ -22,8 +25,8 @@ WHEEL = """name = "camera-wheel"
 kind = "roulette-wheel"
 identity = {{ manufacturer = "Bench Simulators", model = "RW-37", serial = "T-2" }}
 options = {{ spins = 150, outcome_source = "both" }}
-simulator = {{ model = "fair", seed = 11, sensor_error_rate = {error} }}
-camera = {{ source = "sim", keep_frames = "disputed", simulation = {{ fret_rate = 0.02 }} }}
+simulator = {{ model = "fair", seed = 11, sensor_error_rate = {error}, launch_fault = "{launch}" }}
+camera = {{ source = "sim", keep_frames = "disputed", launch_clips = 12, simulation = {{ fret_rate = 0.02 }} }}
 """
 DICE = """name = "camera-dice"
 [equipment.dice]
@@ -50,16 +53,32 @@ def _measurements(run: Path, prefix: str) -> list[dict]:
 
 
 def test_an_honest_wheel_agrees_with_its_camera(tmp_path: Path) -> None:
-    code, output, run = _run(tmp_path, WHEEL.format(error=0.0))
+    code, output, run = _run(tmp_path, WHEEL.format(error=0.0, launch="none"))
     assert code == 0, output
     [cross_check] = _measurements(run, "camera reads disagreeing")
     assert cross_check["passed"] == 1 and cross_check["sample_size"] >= 140
     details = cross_check["details"]
     assert details["camera_declines_by_reason"].get("on-fret", 0) >= 1  # declined reads are counted, not guessed
+    launches = _measurements(run, "filmed ") + _measurements(run, "consecutive filmed")
+    assert len(launches) == 3 and all(row["passed"] == 1 for row in launches)
+    assert all(row["sample_size"] >= 11 for row in launches)  # 12 launches filmed, 11 consecutive pairs
+
+
+def test_a_wheel_hiding_co_rotation_from_its_sensor_fails_on_camera_evidence(tmp_path: Path) -> None:
+    code, output, run = _run(tmp_path, WHEEL.format(error=0.0, launch="co-rotation-misreported"))
+    assert code == 1, output
+    [reported] = _measurements(run, "games with ball and rotor turning the same way")
+    assert reported["passed"] == 1  # the wheel's own reports look compliant
+    [seen] = _measurements(run, "filmed launches with ball and rotor turning the same way")
+    [contradicted] = _measurements(run, "filmed games whose reported directions")
+    assert seen["passed"] == 0 and seen["value"] == seen["sample_size"] >= 11
+    assert contradicted["passed"] == 0 and contradicted["value"] >= 11
+    games = contradicted["details"]["games"]
+    assert all(game["camera"][0] == game["camera"][1] != game["wheel"][1] for game in games)
 
 
 def test_a_lying_wheel_sensor_fails_the_cross_check_with_its_games_as_evidence(tmp_path: Path) -> None:
-    code, output, run = _run(tmp_path, WHEEL.format(error=0.1))
+    code, output, run = _run(tmp_path, WHEEL.format(error=0.1, launch="none"))
     assert code == 1, output
     [cross_check] = _measurements(run, "camera reads disagreeing")
     assert cross_check["passed"] == 0 and cross_check["value"] >= 5
@@ -88,7 +107,7 @@ def test_loaded_dice_fail_the_balance_clause(tmp_path: Path) -> None:
 def test_camera_outcomes_replace_the_sensor_and_declined_games_are_not_outcomes(tmp_path: Path) -> None:
     """``outcome_source = "camera"``: each game's outcome is the camera's read; a game the camera declines
     (ball on a fret, 1 in 5 here) is counted apart and another game is played in its place."""
-    text = WHEEL.format(error=0.2).replace('outcome_source = "both"', 'outcome_source = "camera"')
+    text = WHEEL.format(error=0.2, launch="none").replace('outcome_source = "both"', 'outcome_source = "camera"')
     text = text.replace("fret_rate = 0.02", "fret_rate = 0.2").replace("spins = 150", "spins = 60")
     code, output, run = _run(tmp_path, text)
     assert code in (0, 1), output  # a verdict, not an error

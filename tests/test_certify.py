@@ -146,7 +146,7 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> No
         ), "a test finished twice"
         outcomes = {row["outcome"] for row in finals}
         assert "passed" in outcomes and outcomes <= {"passed", "skipped"}  # skipped: needs a camera (none here)
-        assert len(finals) == 6  # the roulette suite's tests, each once (three need a camera: skipped)
+        assert len(finals) == 7  # the roulette suite's tests, each once (four need a camera: skipped)
 
 
 def test_resume_of_a_missing_run_is_an_error(tmp_path: Path) -> None:

@@ -74,6 +74,8 @@ def test_a_dice_table_needs_a_camera_and_a_loaded_die_needs_a_load(tmp_path: Pat
     assert "camera" in _error(tmp_path, DICE)
     message = _error(tmp_path, DICE + 'camera = { source = "sim" }\nsimulator = { model = "loaded" }\n')
     assert "loaded_probability" in message
+    message = _error(tmp_path, DICE + 'camera = { source = "sim", launch_clips = 5 }\nsimulator = { model = "fair" }\n')
+    assert "launch_clips" in message and "dice table" in message
 
 
 def test_a_real_wheel_camera_needs_its_calibration_file(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bench.profiles.camera import CameraSimulation
 from bench.profiles.model import DiceOptions, DiceSimulator, RouletteSimulator
@@ -101,3 +102,22 @@ def test_a_ball_on_a_fret_or_hidden_is_declined(tmp_path: Path) -> None:
         assert not read.accepted
         reasons.append(read.decline)
     assert set(reasons) <= {Decline.ON_FRET, Decline.HIDDEN} and len(set(reasons)) == 2
+
+
+def test_a_filmed_launch_shows_the_physical_directions_then_the_ball_rests(tmp_path: Path) -> None:
+    """The camera films the ball and rotor the wheel physically turned, also when its sensor reports otherwise."""
+    simulator = RouletteSimulator(launch_fault="co-rotation-misreported")
+    wheel, camera = _wheel(tmp_path, simulator, CameraSimulation())
+    for _ in range(2):
+        game, _, _ = wheel.play()
+        physical = wheel.physical_game(game)
+        assert physical.rotor is physical.ball and physical.reported_rotor is not physical.ball
+        clip = camera.record_launch(8)
+        assert clip.seen, clip.motion.detail
+        assert (clip.motion.ball, clip.motion.rotor) == (physical.ball, physical.rotor)
+        assert all(frame.truth.game == game for frame in clip.frames)
+        assert not any(read.accepted for read in clip.reads)  # a running ball is never an outcome
+        read = camera.read_pocket()  # the result is in: the ball rests in its pocket
+        assert read.accepted and read.number == physical.number, read.detail
+    with pytest.raises(ValueError, match="at least 2 frames"):
+        camera.record_launch(1)

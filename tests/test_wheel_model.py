@@ -110,6 +110,9 @@ def test_launches_alternate_with_the_rotor_opposite_and_faults_break_that() -> N
     assert directions() == [(cw, ccw), (ccw, cw), (cw, ccw), (ccw, cw)]
     assert directions(launch_fault="co-rotation") == [(cw, cw), (ccw, ccw), (cw, cw), (ccw, ccw)]
     assert directions(launch_fault="no-alternation") == [(cw, ccw)] * 4
+    assert directions(launch_fault="co-rotation-misreported") == directions()  # the report hides it...
+    model = WheelModel(RouletteSimulator(launch_fault="co-rotation-misreported"), "french")
+    assert all(model.physical_game(game).rotor is model.physical_game(game).ball for game in (1, 2))  # ...not physics
 
 
 def test_void_games_are_err_frames_and_can_be_repeated() -> None:

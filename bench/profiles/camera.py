@@ -64,6 +64,14 @@ class CameraConnection(Strict):
     bias before measuring the game's balls; without it the ball measurement is not made."""
     camera_height_mm: PositiveFloat | None = None
     """Lens height above the table, for the parallax correction of raised features (a die's top face)."""
+    launch_clips: Annotated[int, Field(ge=0, le=100_000)] = 0
+    """Wheel cameras: how many consecutive games, from the first of the run, are filmed from the launch to
+    read the ball's and the rotor's directions (p217-2007/roleta-francesa/13); 0 films none."""
+    launch_clip_frames: Annotated[int, Field(ge=4, le=300)] = 8
+    """Frames per launch clip (at 30 frames/s a ball at 3 rev/s turns 36 degrees a frame: more than 6 frames/s
+    is needed to tell its direction, and 8 frames give 7 steps)."""
+    launch_clip_delay_s: Annotated[float, Field(ge=0.0, le=30.0)] = 0.0
+    """Seconds from the wheel's game-start acknowledgement to the first frame of the clip (the launcher's delay)."""
     simulation: CameraSimulation | None = None
 
     @property

@@ -13,6 +13,7 @@ from pydantic import Field, PositiveFloat, model_validator
 
 from bench.profiles.base import EquipmentBase, Identity, Strict
 from bench.profiles.camera import CameraConnection
+from bench.profiles.shuffler import ShufflerEquipment
 from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 
 
@@ -54,7 +55,9 @@ class RouletteSimulator(Strict):
       number ``sector_start`` (clockwise) are ``bias_factor`` times as likely as
       the others, the way a worn or tilted wheel favours an arc.
     Faults: ``launch_fault`` makes the ball turn with the rotor (``co-rotation``)
-    or stop alternating (``no-alternation``); ``misread_rate`` reports "no result"
+    or stop alternating (``no-alternation``), or makes the ball turn with the rotor
+    while the wheel's direction sensor reports the rotor turning against it
+    (``co-rotation-misreported``: only a camera sees it); ``misread_rate`` reports "no result"
     for that share of games; ``garble_rate`` corrupts that share of result frames;
     ``sensor_error_rate`` makes the wheel's sensor report the pocket next to the
     one the ball is in for that share of games (a camera sees the truth).
@@ -67,7 +70,7 @@ class RouletteSimulator(Strict):
     sector_start: Annotated[int, Field(ge=0, le=36)] = 0
     sector_width: Annotated[int, Field(ge=1, le=36)] = 1
     bias_factor: PositiveFloat = 1.0
-    launch_fault: Literal["none", "co-rotation", "no-alternation"] = "none"
+    launch_fault: Literal["none", "co-rotation", "no-alternation", "co-rotation-misreported"] = "none"
     misread_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     garble_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     spin_time_s: Annotated[float, Field(ge=0.0)] = 0.0
@@ -220,10 +223,13 @@ class DiceTableEquipment(Strict):
     @model_validator(mode="after")
     def _camera_matches_simulation(self) -> DiceTableEquipment:
         _check_camera(self.camera, simulated=self.simulator is not None)
+        if self.camera.launch_clips:
+            raise ValueError("camera.launch_clips films a roulette wheel's launches; a dice table has none")
         return self
 
 
-Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment, Field(discriminator="kind")]
+Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment | ShufflerEquipment,
+                      Field(discriminator="kind")]
 
 
 class Laboratory(Strict):

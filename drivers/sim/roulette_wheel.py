@@ -43,6 +43,8 @@ class PhysicalGame:
     ball: Direction
     rotor: Direction
     rotor_rpm: float
+    reported_rotor: Direction
+    """The rotor direction the wheel's sensor reports (differs from ``rotor`` under ``co-rotation-misreported``)."""
     number: int
     """The pocket the ball rests in."""
     reported_number: int
@@ -82,14 +84,16 @@ class WheelModel:
         ball = Direction.CLOCKWISE if game % 2 else Direction.ANTICLOCKWISE
         if self.config.launch_fault == "no-alternation":
             ball = Direction.CLOCKWISE
-        rotor = ball if self.config.launch_fault == "co-rotation" else ball.opposite
+        rotor = ball if self.config.launch_fault in ("co-rotation", "co-rotation-misreported") else ball.opposite
+        reported_rotor = ball.opposite if self.config.launch_fault == "co-rotation-misreported" else rotor
         rpm = round(float(rng.normal(24.0, 1.5)), 1)
         position = int(rng.choice(len(self.order), p=self.position_probabilities))
         misread = bool(rng.random() < self.config.misread_rate)
         garble = bool(rng.random() < self.config.garble_rate)
         sensor_error = bool(rng.random() < self.config.sensor_error_rate)
         reported = (position + (1 if rng.random() < 0.5 else -1)) % len(self.order) if sensor_error else position
-        return PhysicalGame(game, ball, rotor, rpm, self.order[position], self.order[reported], misread, garble)
+        return PhysicalGame(game, ball, rotor, rpm, reported_rotor, self.order[position], self.order[reported],
+                            misread, garble)
 
     def play(self) -> tuple[int, bytes, bool]:
         """Run the next game: (game number, result or ERR frame, garble this frame?)."""
@@ -99,7 +103,7 @@ class WheelModel:
         if played.misread:
             frame = encode("ERR", self.game, "NO_RESULT", "ball position not detected")
         else:
-            frame = encode("RES", self.game, played.reported_number, played.rotor.value, played.ball.value,
+            frame = encode("RES", self.game, played.reported_number, played.reported_rotor.value, played.ball.value,
                            f"{played.rotor_rpm:.1f}")
         self.last_results[self.game] = frame  # RES? repeats the game's outcome frame, RES or ERR
         return self.game, frame, played.garble

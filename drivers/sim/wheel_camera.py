@@ -10,27 +10,59 @@ on a fret, ball hidden by a hand, at the rates of the camera's ``simulation`` ta
 come from ``(camera seed, game)``. Each frame of a game has its own sensor noise and
 JPEG encoding; before the first game the wheel is shown without a ball (the still used
 for calibration and the layout audit). Frames carry their ground truth.
+
+A simulated wheel's game takes no time, so the camera follows the bench's account of the
+game's phases (:meth:`Camera.cue`): after ``"launch"`` it films the ball running on the
+track and the rotor turning, in the directions the wheel physically used in that game (not
+those its sensor reports), frame after frame at 30 frames/s; after ``"result"`` (or once
+the wheel starts another game) the ball rests in its pocket.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from bench.profiles.camera import CameraSimulation
 from drivers.camera import Camera, CameraIdentity
+from drivers.roulette_protocol import Direction
 from drivers.sim.camera_sensor import SimulatedSensor
 from drivers.sim.roulette_wheel import WheelModel, read_game_counter
 from vision.frame import Frame
 from vision.measure_wheel import WHEEL_TARGET, WHEEL_TARGET_TOP_LEFT_PX
 from vision.render.nuisance import Nuisance, perspective_homography
-from vision.render.roulette import WheelScene, random_scene, render_wheel
+from vision.render.roulette import SpinKinematics, WheelScene, random_scene, render_spin_frame, render_wheel
 
 FPS = 30.0
 SIZE = (640, 480)
+LAUNCH_SPAN_S = 2.0
+"""The launch filmed: the ball slows by 15 % of its speed over this time (any clip the bench reads is shorter)."""
+
+
+@dataclass(frozen=True)
+class LaunchFrameTruth:
+    """What a frame of a filmed launch shows: the game, the true directions and angles (degrees, clockwise)."""
+
+    game: int
+    ball_direction: Direction
+    rotor_direction: Direction
+    ball_angle_deg: float
+    rotor_angle_deg: float
+
+
+@dataclass
+class _Launch:
+    """A launch being filmed: the game, its motion and scene, the frames shown so far."""
+
+    game: int
+    kinematics: SpinKinematics
+    scene: WheelScene
+    nuisance: Nuisance
+    shown: int = 0
 
 
 class SimulatedWheelCamera(Camera):
@@ -53,6 +85,7 @@ class SimulatedWheelCamera(Camera):
         self._index = 0
         self.sensor = SimulatedSensor(self.simulation.seed)
         self._epoch = time.time()
+        self._launch: _Launch | None = None
 
     @property
     def identity(self) -> CameraIdentity:
@@ -118,8 +151,34 @@ class SimulatedWheelCamera(Camera):
             frames.append(self._expose(*self._render(scene, nuisance, rng), nuisance, rng))
         return frames
 
+    def cue(self, event: str) -> None:
+        """``"launch"``: film the current game's launch from the next frame; ``"result"``: the ball is at rest."""
+        if event == "launch":
+            game = self.current_game()
+            physical = self.wheel.physical_game(game)
+            rng = np.random.default_rng([self.simulation.seed, game, 3])
+            kinematics = SpinKinematics.draw(rng, physical.ball, physical.rotor, LAUNCH_SPAN_S)
+            scene = random_scene(rng, state="absent", **self._scene_options())
+            self._launch = _Launch(game, kinematics, scene, self._nuisance(rng))
+        elif event == "result":
+            self._launch = None
+
+    def _launch_frame(self, launch: _Launch) -> Frame:
+        t = launch.shown / FPS
+        launch.shown += 1
+        optics = dataclasses.replace(launch.nuisance, noise_sigma=0.0, jpeg_quality=None)
+        image, ball, rotor = render_spin_frame(launch.scene, launch.kinematics, t, optics, self._rng, SIZE,
+                                               self.homography)
+        truth = LaunchFrameTruth(launch.game, launch.kinematics.ball_direction, launch.kinematics.rotor_direction,
+                                 ball, rotor)
+        return self._expose(image, truth, launch.nuisance, self._rng)
+
     def read(self) -> Frame:
         game = self.current_game()
+        if self._launch is not None:
+            if self._launch.game == game and self._launch.shown / FPS < LAUNCH_SPAN_S:
+                return self._launch_frame(self._launch)
+            self._launch = None
         if game != self._game or self._base is None:
             self._render_game(game)
         assert self._base is not None

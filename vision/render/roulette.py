@@ -660,6 +660,60 @@ def _clip_nuisance(rng: np.random.Generator, nuisance: Nuisance | None) -> Nuisa
     return replace(nuisance, glare_spots=0)  # a fixed camera: glare stays on the turret and the ball
 
 
+@dataclass(frozen=True)
+class SpinKinematics:
+    """How the ball and the rotor turn during a launch (degrees, clockwise seen from above, seconds).
+
+    The ball slows a little over the filmed interval (by ``slowdown`` of its speed over ``span_s``);
+    the rotor turns at a constant speed. ``exposure_s`` sets the motion blur of both.
+    """
+
+    ball_direction: Direction
+    rotor_direction: Direction
+    ball_deg_s: float
+    rotor_deg_s: float
+    ball0_deg: float
+    rotor0_deg: float
+    exposure_s: float
+    span_s: float
+    slowdown: float = 0.15
+
+    @classmethod
+    def draw(cls, rng: np.random.Generator, ball_direction: Direction, rotor_direction: Direction, span_s: float, *,
+             ball_rps: tuple[float, float] = (1.0, 2.2), rotor_rpm: tuple[float, float] = (18.0, 35.0),
+             exposure_s: tuple[float, float] = (1 / 500, 1 / 150)) -> SpinKinematics:
+        """Speeds, exposure and starting angles drawn from the given ranges."""
+        ball = _sign(ball_direction) * 360.0 * rng.uniform(*ball_rps)
+        rotor = _sign(rotor_direction) * 6.0 * rng.uniform(*rotor_rpm)
+        exposure = float(rng.uniform(*exposure_s))
+        ball0, rotor0 = rng.uniform(0, 360, 2)
+        return cls(ball_direction, rotor_direction, float(ball), float(rotor), float(ball0), float(rotor0),
+                   exposure, span_s)
+
+    def ball_speed_deg_s(self, t: float) -> float:
+        return self.ball_deg_s * (1.0 - self.slowdown * t / self.span_s)
+
+    def angles_at(self, t: float) -> tuple[float, float]:
+        """(ball, rotor) angles at time ``t`` after the first frame."""
+        return self.ball0_deg + self.ball_speed_deg_s(t) * t, self.rotor0_deg + self.rotor_deg_s * t
+
+
+def render_spin_frame(base: WheelScene, kinematics: SpinKinematics, t: float, nuisance: Nuisance,
+                      rng: np.random.Generator, size: tuple[int, int], homography: np.ndarray | None
+                      ) -> tuple[np.ndarray, float, float]:
+    """One frame of a spin in progress at time ``t``: the ball on the ball track, motion-blurred by the
+    exposure, the rotor with its own rotation blur. Returns (image, ball angle, rotor angle)."""
+    ball, rotor = kinematics.angles_at(t)
+    track_r = base.geometry.rim_inner * base.bowl_radius_mm - base.ball_diameter_mm / 2 - 1.0
+    blur_px = abs(np.radians(kinematics.ball_speed_deg_s(t))) * track_r * base.px_per_mm * kinematics.exposure_s
+    arc = kinematics.rotor_deg_s * kinematics.exposure_s
+    scene = replace(base, ball_state="moving", rotor_angle_deg=rotor, ball_angle_deg=ball, ball_blur_px=float(blur_px),
+                    ball_radius_frac=track_r / base.bowl_radius_mm)
+    world, _ = _draw_world(scene, nuisance, rng, size, rotor + np.linspace(-arc / 2, arc / 2, 5))
+    image, _ = apply_nuisance(world, nuisance, rng, homography=homography)
+    return image, float(ball), float(rotor)
+
+
 def render_spin_clip(rng: np.random.Generator, layout: str, ball_direction: Direction, rotor_direction: Direction,
                      n_frames: int = 12, *, nuisance: Nuisance | None = None, fps: float = 30.0,
                      ball_rps: tuple[float, float] = (1.0, 2.2), rotor_rpm: tuple[float, float] = (18.0, 35.0),
@@ -674,27 +728,14 @@ def render_spin_clip(rng: np.random.Generator, layout: str, ball_direction: Dire
     if n_frames < 2:
         raise ValueError(f"a spin clip needs at least 2 frames, got {n_frames}")
     nuisance = _clip_nuisance(rng, nuisance)
-    width, height = size
     homography = perspective_homography(size, nuisance.perspective, rng)
     base = WheelScene(layout=layout, markers=markers, ball_state="moving", ball_angle_deg=0.0,
                       **scene_overrides)  # type: ignore[arg-type]
-    omega_ball = _sign(ball_direction) * 360.0 * rng.uniform(*ball_rps)       # deg/s
-    omega_rotor = _sign(rotor_direction) * 6.0 * rng.uniform(*rotor_rpm)      # deg/s
-    exposure = float(rng.uniform(*exposure_s))
-    ball0, rotor0 = rng.uniform(0, 360, 2)
-    track_r = base.geometry.rim_inner * base.bowl_radius_mm - base.ball_diameter_mm / 2 - 1.0
+    kinematics = SpinKinematics.draw(rng, ball_direction, rotor_direction, n_frames / fps, ball_rps=ball_rps,
+                                     rotor_rpm=rotor_rpm, exposure_s=exposure_s)
     frames, balls, rotors = [], [], []
     for i in range(n_frames):
-        t = i / fps
-        slow = 1.0 - 0.15 * i / n_frames     # the ball slows a little over the clip
-        ball = float(ball0 + omega_ball * t * slow)
-        rotor = float(rotor0 + omega_rotor * t)
-        blur_px = abs(np.radians(omega_ball * slow)) * track_r * base.px_per_mm * exposure
-        arc = omega_rotor * exposure
-        scene = replace(base, rotor_angle_deg=rotor, ball_angle_deg=ball, ball_blur_px=float(blur_px),
-                        ball_radius_frac=track_r / base.bowl_radius_mm)
-        world, _ = _draw_world(scene, nuisance, rng, (width, height), rotor + np.linspace(-arc / 2, arc / 2, 5))
-        image, _ = apply_nuisance(world, nuisance, rng, homography=homography)
+        image, ball, rotor = render_spin_frame(base, kinematics, i / fps, nuisance, rng, size, homography)
         frames.append(image)
         balls.append(ball)
         rotors.append(rotor)
