@@ -14,11 +14,14 @@ from typing import Self
 
 from bench.profiles.model import DiceTableEquipment, Equipment, Profile, RngEquipment, RouletteWheelEquipment
 from bench.profiles.shuffler import ShufflerEquipment
+from bench.profiles.slot import SlotMachineEquipment
 from bench.rig_cameras import open_dice_table, open_wheel_camera
 from drivers.dice_table import DiceTable
 from drivers.rng_source import RngSource, SerialRngSource
 from drivers.roulette import RouletteWheel, SerialRouletteWheel
 from drivers.roulette_camera import RouletteCamera
+from drivers.sas import SasSlotMachine, SlotMachine
+from drivers.sas_transport import make_transport
 from drivers.serial_link import LinkSettings, SerialLink, WireLog
 from drivers.shuffler import CardShuffler, make_shuffler
 from drivers.sim.host import SimulatorProcess, start_simulator
@@ -36,7 +39,7 @@ def simulator_config(equipment: Equipment) -> dict[str, object]:
     return config
 
 
-Driver = RouletteWheel | RngSource | CardShuffler
+Driver = RouletteWheel | RngSource | CardShuffler | SlotMachine
 
 
 def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
@@ -48,6 +51,10 @@ def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
     if isinstance(equipment, ShufflerEquipment):
         return make_shuffler(equipment.options.protocol, link, shuffle_timeout_s=equipment.options.shuffle_timeout_s,
                              deal_timeout_s=equipment.options.deal_timeout_s)
+    if isinstance(equipment, SlotMachineEquipment):
+        options = equipment.options
+        return SasSlotMachine(link, make_transport(equipment.framing, link), address=options.address,
+                              link_down_polls=options.link_down_polls, link_down_s=options.link_down_s)
     raise TypeError(f"no driver for equipment kind {equipment.kind!r}")
 
 

@@ -220,3 +220,36 @@ class SerialLink:
                 except DeviceError as reopen:
                     attempts.append(f"reconnect failed ({reopen})")
         raise DeviceError(self.settings.port, what, attempts)
+
+    # -- bytes (binary protocols such as SAS) ---------------------------------
+
+    def write_bytes(self, data: bytes, note: str = "") -> None:
+        """Write raw bytes and wait until they are sent (logged as one ``tx`` entry)."""
+        if self._port is None:
+            raise serial.SerialException("port is not open")
+        self.wire_log.record("tx", data, note=note)
+        self._port.write(data)
+        self._port.flush()
+
+    def read_bytes(self, count: int, timeout_s: float | None = None, note: str = "") -> bytes:
+        """Up to ``count`` bytes: all of them, or fewer when the timeout ends first (logged as one ``rx`` entry)."""
+        if self._port is None:
+            raise serial.SerialException("port is not open")
+        deadline = time.monotonic() + (self.settings.timeout_s if timeout_s is None else timeout_s)
+        while len(self._buffer) < count and time.monotonic() < deadline:
+            chunk = self._port.read(max(1, min(count - len(self._buffer), self._port.in_waiting)))
+            if chunk:
+                self._buffer.extend(chunk)
+        data = bytes(self._buffer[:count])
+        del self._buffer[:count]
+        if data:
+            short = f"got {len(data)} of {count} byte(s) before the timeout" if len(data) < count else ""
+            self.wire_log.record("rx", data, note="; ".join(filter(None, [note, short])))
+        return data
+
+    def set_parity(self, parity: str) -> None:
+        """Switch the parity of the open port (``"M"``, ``"S"``, …) after the bytes already written are sent."""
+        if self._port is None:
+            raise serial.SerialException("port is not open")
+        self._port.flush()
+        self._port.parity = parity

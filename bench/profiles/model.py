@@ -14,6 +14,7 @@ from pydantic import Field, PositiveFloat, model_validator
 from bench.profiles.base import EquipmentBase, Identity, Strict
 from bench.profiles.camera import CameraConnection
 from bench.profiles.shuffler import ShufflerEquipment
+from bench.profiles.slot import SlotMachineEquipment
 from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 
 
@@ -228,8 +229,8 @@ class DiceTableEquipment(Strict):
         return self
 
 
-Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment | ShufflerEquipment,
-                      Field(discriminator="kind")]
+Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment | ShufflerEquipment
+                      | SlotMachineEquipment, Field(discriminator="kind")]
 
 
 class Laboratory(Strict):

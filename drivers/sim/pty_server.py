@@ -37,6 +37,30 @@ def open_pty() -> tuple[int, int, str]:
 
 def serve_lines(handler: Handler, *, announce: Callable[[str], None] | None = None) -> None:
     """Run until SIGTERM/SIGINT: read CR LF lines from the pty, write the handler's replies."""
+    buffer = bytearray()
+
+    def split_lines(chunk: bytes) -> list[Reply]:
+        buffer.extend(chunk)
+        replies: list[Reply] = []
+        while (end := buffer.find(b"\n")) >= 0:
+            line = bytes(buffer[: end + 1])
+            del buffer[: end + 1]
+            replies.extend(handler(line))
+        return replies
+
+    serve_bytes(split_lines, announce=announce)
+
+
+def serve_bytes(
+    handler: Callable[[bytes], Iterable[Reply]],
+    *,
+    tick: Callable[[], Iterable[Reply]] | None = None,
+    tick_interval_s: float = 0.02,
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    """Run until SIGTERM/SIGINT: hand every chunk read from the pty to ``handler`` (a byte protocol does its own
+    framing), call ``tick`` about every ``tick_interval_s`` (a device that acts on its own, such as a slot machine
+    playing), and write both's replies when due."""
     master, slave, path = open_pty()
     stopping = False
 
@@ -48,27 +72,29 @@ def serve_lines(handler: Handler, *, announce: Callable[[str], None] | None = No
     signal.signal(signal.SIGINT, stop)
     (announce or (lambda p: print(f"TTY {p}", flush=True)))(path)
     pending: list[tuple[float, bytes]] = []  # (due time, bytes)
-    buffer = bytearray()
+    next_tick = time.monotonic()
     try:
         while not stopping:
             now = time.monotonic()
-            timeout = max(0.0, min((due for due, _ in pending), default=now + 0.2) - now)
+            wake = min([due for due, _ in pending] + ([next_tick] if tick else []), default=now + 0.2)
             try:
-                readable, _, _ = select.select([master], [], [], min(timeout, 0.2))
+                readable, _, _ = select.select([master], [], [], min(max(0.0, wake - now), 0.2))
             except InterruptedError:
                 continue
+            replies: list[Reply] = []
             if readable:
                 try:
                     chunk = os.read(master, 4096)
                 except OSError:
                     chunk = b""
-                buffer.extend(chunk)
-                while (end := buffer.find(b"\n")) >= 0:
-                    line = bytes(buffer[: end + 1])
-                    del buffer[: end + 1]
-                    for delay, data in handler(line):
-                        pending.append((time.monotonic() + delay, data))
-                    pending.sort(key=lambda item: item[0])
+                if chunk:
+                    replies.extend(handler(chunk))
+            if tick is not None and time.monotonic() >= next_tick:
+                replies.extend(tick())
+                next_tick = time.monotonic() + tick_interval_s
+            for delay, data in replies:
+                pending.append((time.monotonic() + delay, data))
+            pending.sort(key=lambda item: item[0])
             now = time.monotonic()
             while pending and pending[0][0] <= now:
                 _, data = pending.pop(0)
