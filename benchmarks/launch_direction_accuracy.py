@@ -30,12 +30,12 @@ from scipy.stats import beta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from roulette_reader_accuracy import SIZE, make_cameras  # noqa: E402
+from roulette_reader_accuracy import SIZE, make_cameras
 
-from drivers.roulette_protocol import Direction  # noqa: E402
-from vision.render.nuisance import Nuisance  # noqa: E402
-from vision.render.roulette import SpinKinematics, WheelScene, render_spin_frame  # noqa: E402
-from vision.roulette_motion import motion_from_reads  # noqa: E402
+from drivers.roulette_protocol import Direction
+from vision.render.nuisance import Nuisance
+from vision.render.roulette import SpinKinematics, WheelScene, render_spin_frame
+from vision.roulette_motion import motion_from_reads
 
 FPS = 30.0
 

@@ -154,6 +154,9 @@ class SlotSimulator(Strict):
     garble_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     door_open_rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
     reply_delay_s: Annotated[float, Field(ge=0.0, le=10.0)] = 0.0
+    line_baud: Annotated[int, Field(ge=300, le=1_000_000)] | None = 19_200
+    """The simulated line's speed: a reply comes after the request's and its own time on a real SAS line
+    (11-bit characters), as on a UART; ``None`` answers at memory speed."""
 
     @model_validator(mode="after")
     def _model_parameters(self) -> SlotSimulator:

@@ -151,6 +151,7 @@ class SasMachineSimulator:
         self.garbled_replies = 0
         self._enabled_since = time.monotonic()
         self._played_since_enable = 0
+        self._request_bytes = 0
 
     # -- bytes in ----------------------------------------------------------------------------
 
@@ -171,13 +172,19 @@ class SasMachineSimulator:
                 continue
             if length is not None and len(self._message) >= length:
                 self._collecting = False
+                self._request_bytes = len(self._message)
                 replies.extend(self.respond(bytes(self._message)))
         return replies
 
     # -- replies -----------------------------------------------------------------------------
 
     def _reply(self, data: bytes) -> list[Reply]:
-        return [(self.config.reply_delay_s, escape_reply(data))]
+        """The reply, sent after the configured delay and, on a simulated 19,200-baud line, after the time the
+        request and the reply itself would take on the wire (11-bit characters)."""
+        wire_s = 0.0
+        if self.config.line_baud:
+            wire_s = (self._request_bytes + len(data)) * 11 / self.config.line_baud
+        return [(self.config.reply_delay_s + wire_s, escape_reply(data))]
 
     def _long_reply(self, command: int, payload: bytes) -> list[Reply]:
         frame = bytearray(sas.encode_response(self.address, command, payload))
