@@ -128,9 +128,14 @@ def report(
     console.print(f"Report: {target}")
 
 
+SIMULATOR_ALIASES = {"wheel": "roulette-wheel", "shuffler": "card-shuffler", "slot": "slot-machine",
+                     "jackpot": "jackpot-display"}
+"""Short names ``bench sim serve`` accepts for equipment kinds."""
+
+
 @sim_app.command("serve")
 def sim_serve(
-    kind: Annotated[str, typer.Argument(help="Equipment kind, e.g. roulette-wheel.")],
+    kind: Annotated[str, typer.Argument(help="Equipment kind or short name: wheel, rng, shuffler, slot, jackpot.")],
     profile: Annotated[str, typer.Option(help="Profile whose simulator model to use.")] = "sim",
     name: Annotated[Optional[str], typer.Option(help="Equipment name in the profile (default: the first of KIND).")] = None,  # noqa: UP007
     state: Annotated[Optional[Path], typer.Option(help="State file (the device's non-volatile memory).")] = None,  # noqa: UP007
@@ -140,6 +145,7 @@ def sim_serve(
     from bench.rig import simulator_config
     from drivers.sim.host import SIMULATOR_MODULES, SimulatorError, start_simulator
 
+    kind = SIMULATOR_ALIASES.get(kind, kind)
     if kind not in SIMULATOR_MODULES:
         error_console.print(f"[red]error:[/] no simulator for {kind!r} (have: {', '.join(SIMULATOR_MODULES)})")
         raise typer.Exit(2)

@@ -10,12 +10,13 @@ from pathlib import Path
 from bench.regulation_text import find_regulations_dir, read_source_rules
 from drivers.roulette import SerialRouletteWheel
 from drivers.serial_link import LinkSettings, SerialLink
+from drivers.shuffler import make_shuffler
 
 BENCH = str(Path(sys.executable).with_name("bench"))
 
 
 def bench(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([BENCH, *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([BENCH, *args], check=False, capture_output=True, text=True, timeout=timeout)
 
 
 def test_clauses_json_lists_every_numbered_rule_of_every_regulation() -> None:
@@ -79,5 +80,18 @@ def test_sim_serve_prints_a_tty_the_real_driver_can_use() -> None:
 
 
 def test_sim_serve_unknown_kind() -> None:
-    result = bench("sim", "serve", "slot-machine")
-    assert result.returncode == 2 and "no simulator for 'slot-machine'" in result.stderr
+    result = bench("sim", "serve", "coffee-machine")
+    assert result.returncode == 2 and "no simulator for 'coffee-machine'" in result.stderr
+
+
+def test_sim_serve_takes_short_names() -> None:
+    process = subprocess.Popen([BENCH, "sim", "serve", "shuffler", "--profile", "sim"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "card-shuffler simulator (shuffler of profile sim)" in process.stdout.readline()
+        tty_path = process.stdout.readline().strip()
+        with SerialLink(LinkSettings(port=tty_path, timeout_s=2.0)) as link:
+            assert make_shuffler("cs", link).identify().serial == "SIM-CS-0001"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -153,13 +153,13 @@ def test_tests_needing_equipment_the_profile_lacks_are_deselected_not_skipped(
 def test_wheel(measure):
     measure("wheel diameter", 55.0, unit="cm", low=50, high=60)
 
-@pytest.mark.equipment("card-shuffler")
-@pytest.mark.clause("p217-2007/blackjack/55")
-def test_shuffler(measure):
-    measure("cards returned", 52, expected=52)
+@pytest.mark.equipment("dice-shaker")
+@pytest.mark.clause("p217-2007/cussec/6")
+def test_shaker(measure):
+    measure("dice in the dome", 3, expected=3)
 """,
         evidence,
     )
-    result.assert_outcomes(passed=1, deselected=1)  # the built-in sim profile has a wheel, no shuffler
+    result.assert_outcomes(passed=1, deselected=1)  # the built-in sim profile has a wheel, no dice shaker
     nodeids = {row[0] for row in journal_rows(evidence, "select nodeid from tests")}
     assert nodeids == {"test_suite.py::test_wheel"}
