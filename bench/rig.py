@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from bench.profiles.jackpot import JackpotEquipment
 from bench.profiles.model import DiceTableEquipment, Equipment, Profile, RngEquipment, RouletteWheelEquipment
 from bench.profiles.shuffler import ShufflerEquipment
 from bench.profiles.slot import SlotMachineEquipment
 from bench.rig_cameras import open_dice_table, open_wheel_camera
 from drivers.dice_table import DiceTable
+from drivers.jackpot import JackpotController, make_jackpot_controller
 from drivers.rng_source import RngSource, SerialRngSource
 from drivers.roulette import RouletteWheel, SerialRouletteWheel
 from drivers.roulette_camera import RouletteCamera
@@ -39,7 +41,7 @@ def simulator_config(equipment: Equipment) -> dict[str, object]:
     return config
 
 
-Driver = RouletteWheel | RngSource | CardShuffler | SlotMachine
+Driver = RouletteWheel | RngSource | CardShuffler | SlotMachine | JackpotController
 
 
 def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
@@ -51,6 +53,8 @@ def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
     if isinstance(equipment, ShufflerEquipment):
         return make_shuffler(equipment.options.protocol, link, shuffle_timeout_s=equipment.options.shuffle_timeout_s,
                              deal_timeout_s=equipment.options.deal_timeout_s)
+    if isinstance(equipment, JackpotEquipment):
+        return make_jackpot_controller(equipment.options.protocol, link)
     if isinstance(equipment, SlotMachineEquipment):
         options = equipment.options
         return SasSlotMachine(link, make_transport(equipment.framing, link), address=options.address,

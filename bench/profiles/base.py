@@ -52,3 +52,33 @@ class EquipmentBase(Strict):
             raise ValueError("needs connection.port (real device) or a simulator table (simulated device)")
 
 
+
+
+class WireFaults(Strict):
+    """Line faults a simulator injects into its replies, each the share of replies affected (seeded).
+
+    ``dropped_byte_rate``: one byte of the reply is lost; ``flipped_bit_rate``: one bit is flipped
+    (a checksum or CRC error); ``late_rate``: the reply comes ``late_s`` late (past the driver's
+    timeout); ``garbage_rate``: random bytes arrive before the reply; ``silent_rate``: no reply at all.
+    Drivers must retry within their bounds and report; a faulty reply never becomes a value.
+    """
+
+    seed: int = 0
+    dropped_byte_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    flipped_bit_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    late_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    late_s: Annotated[float, Field(gt=0.0, le=600.0)] = 5.0
+    garbage_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    silent_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+
+    @property
+    def any(self) -> bool:
+        """Whether any fault is injected."""
+        return any((self.dropped_byte_rate, self.flipped_bit_rate, self.late_rate, self.garbage_rate,
+                    self.silent_rate))
+
+
+class SimulatorBase(Strict):
+    """What every simulated device's table has: the line faults it injects into its replies."""
+
+    wire_faults: WireFaults = WireFaults()

@@ -11,8 +11,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, model_validator
 
-from bench.profiles.base import EquipmentBase, Identity, Strict
+from bench.profiles.base import EquipmentBase, Identity, SimulatorBase, Strict
 from bench.profiles.camera import CameraConnection
+from bench.profiles.jackpot import JackpotEquipment
 from bench.profiles.shuffler import ShufflerEquipment
 from bench.profiles.slot import SlotMachineEquipment
 from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
@@ -48,7 +49,7 @@ class RouletteOptions(Strict):
         return FRENCH_ORDER if self.layout == "french" else AMERICAN_ORDER
 
 
-class RouletteSimulator(Strict):
+class RouletteSimulator(SimulatorBase):
     """The simulated wheel's model.
 
     * ``fair``: every pocket 1/37.
@@ -138,7 +139,7 @@ class RngOptions(Strict):
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
 
 
-class RngSimulator(Strict):
+class RngSimulator(SimulatorBase):
     """The simulated generator and outcome mapping (see :mod:`drivers.sim.rng_device`)."""
 
     model: Literal["fair", "biased-bits", "lcg-low-byte"] = "fair"
@@ -230,7 +231,7 @@ class DiceTableEquipment(Strict):
 
 
 Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment | ShufflerEquipment
-                      | SlotMachineEquipment, Field(discriminator="kind")]
+                      | SlotMachineEquipment | JackpotEquipment, Field(discriminator="kind")]
 
 
 class Laboratory(Strict):

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, model_validator
 
-from bench.profiles.base import EquipmentBase, Strict
+from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
 
 BackColour = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9]{0,7}$")]
 """A deck's back colour as the shuffler names it on the wire (upper-case, e.g. ``RED``, ``BLUE``)."""
@@ -53,7 +53,7 @@ class ShufflerOptions(Strict):
         return len(self.backs)
 
 
-class ShufflerSimulator(Strict):
+class ShufflerSimulator(SimulatorBase):
     """The simulated shuffler's model (see :mod:`drivers.sim.shuffler`).
 
     * ``fair``: every shuffle is a uniformly random permutation (Fisher-Yates, numpy PCG64).

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, model_validator
 
-from bench.profiles.base import EquipmentBase, Strict
+from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
 from drivers.sas_protocol import DENOMINATIONS_CENTS
 from rng_tests.fairness import slots
 
@@ -128,7 +128,7 @@ class SlotOptions(Strict):
     link_down_s: PositiveFloat = 5.0
 
 
-class SlotSimulator(Strict):
+class SlotSimulator(SimulatorBase):
     """The simulated gaming machine (see :mod:`drivers.sim.slot_machine`).
 
     * ``fair``: plays ``par`` (filled from the options' PAR sheet when not given) with uniform reel stops.

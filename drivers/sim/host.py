@@ -25,7 +25,7 @@ SIMULATOR_MODULES: dict[str, str] = {
     "rng": "drivers.sim.rng_device",
     "card-shuffler": "drivers.sim.shuffler",
     "slot-machine": "drivers.sim.slot_machine",
-    "jackpot": "drivers.sim.jackpot_controller",
+    "jackpot-display": "drivers.sim.jackpot_controller",
 }
 
 _PR_SET_PDEATHSIG = 1

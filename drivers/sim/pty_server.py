@@ -21,7 +21,9 @@ import time
 import tty
 from collections.abc import Callable, Iterable
 
-Reply = tuple[float, bytes]  # (delay in seconds before sending, bytes)
+from bench.profiles.base import WireFaults
+from drivers.sim.wire_faults import FaultyWire, Reply
+
 Handler = Callable[[bytes], Iterable[Reply]]
 
 
@@ -35,8 +37,10 @@ def open_pty() -> tuple[int, int, str]:
     return master, slave, os.ttyname(slave)
 
 
-def serve_lines(handler: Handler, *, announce: Callable[[str], None] | None = None) -> None:
-    """Run until SIGTERM/SIGINT: read CR LF lines from the pty, write the handler's replies."""
+def serve_lines(handler: Handler, *, announce: Callable[[str], None] | None = None,
+                faults: WireFaults | None = None) -> None:
+    """Run until SIGTERM/SIGINT: read CR LF lines from the pty, write the handler's replies (through the
+    line faults, if any)."""
     buffer = bytearray()
 
     def split_lines(chunk: bytes) -> list[Reply]:
@@ -48,7 +52,7 @@ def serve_lines(handler: Handler, *, announce: Callable[[str], None] | None = No
             replies.extend(handler(line))
         return replies
 
-    serve_bytes(split_lines, announce=announce)
+    serve_bytes(split_lines, announce=announce, faults=faults)
 
 
 def serve_bytes(
@@ -57,10 +61,12 @@ def serve_bytes(
     tick: Callable[[], Iterable[Reply]] | None = None,
     tick_interval_s: float = 0.02,
     announce: Callable[[str], None] | None = None,
+    faults: WireFaults | None = None,
 ) -> None:
     """Run until SIGTERM/SIGINT: hand every chunk read from the pty to ``handler`` (a byte protocol does its own
     framing), call ``tick`` about every ``tick_interval_s`` (a device that acts on its own, such as a slot machine
-    playing), and write both's replies when due."""
+    playing), and write both's replies when due, through the line faults (:mod:`drivers.sim.wire_faults`) if any."""
+    wire = FaultyWire(faults) if faults is not None and faults.any else None
     master, slave, path = open_pty()
     stopping = False
 
@@ -92,6 +98,8 @@ def serve_bytes(
             if tick is not None and time.monotonic() >= next_tick:
                 replies.extend(tick())
                 next_tick = time.monotonic() + tick_interval_s
+            if wire is not None:
+                replies = [shaped for reply in replies for shaped in wire.shape(reply)]
             for delay, data in replies:
                 pending.append((time.monotonic() + delay, data))
             pending.sort(key=lambda item: item[0])

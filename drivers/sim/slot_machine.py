@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     model = SlotModel(SlotSimulator.model_validate(config["simulator"]), args.state)
     model.save()
     simulator = SasMachineSimulator(model, config.get("identity", {}))
-    serve_bytes(simulator.handle, tick=simulator.tick, tick_interval_s=0.02)
+    serve_bytes(simulator.handle, tick=simulator.tick, tick_interval_s=0.02, faults=model.config.wire_faults)
     return 0
 
 
