@@ -173,3 +173,21 @@ def test_missing_profile_lists_the_builtin_ones() -> None:
 def test_load_profile_text_names_its_origin() -> None:
     with pytest.raises(ProfileError, match=r"^uploaded\.toml: key equipment:"):
         load_profile_text('name = "x"\nequipment = {}\n', "uploaded.toml")
+
+
+def test_instruments_must_name_equipment_of_the_profile() -> None:
+    text = """name = "lab"
+[equipment.wheel]
+kind = "roulette-wheel"
+identity = { manufacturer = "M", model = "W", serial = "1" }
+simulator = { model = "fair" }
+[instruments.psu]
+kind = "power-supply"
+identity = { manufacturer = "P", model = "PSU", serial = "2" }
+simulator = {}
+powers = ["%s"]
+"""
+    profile = load_profile_text(text % "wheel", "lab")
+    assert profile.instruments["psu"].powers == ["wheel"]
+    with pytest.raises(ProfileError, match="instrument 'psu' names equipment the profile lacks: slot"):
+        load_profile_text(text % "slot", "lab")

@@ -127,9 +127,9 @@ def test_a_simulator_dies_when_its_parent_is_sigkilled() -> None:
 def test_an_unknown_kind_raises_simulator_error_naming_it() -> None:
     before = children_of(os.getpid())
     with pytest.raises(
-        SimulatorError, match=r"no simulator for equipment kind 'slot-machine' \(have: roulette-wheel, rng\)"
+        SimulatorError, match=r"no simulator for equipment kind 'coffee-machine' \(have: roulette-wheel, rng, "
     ):
-        start_simulator("slot-machine", CONFIG)
+        start_simulator("coffee-machine", CONFIG)
     assert children_of(os.getpid()) <= before  # nothing was started
 
 

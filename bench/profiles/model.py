@@ -13,6 +13,7 @@ from pydantic import Field, PositiveFloat, model_validator
 
 from bench.profiles.base import EquipmentBase, Identity, SimulatorBase, Strict
 from bench.profiles.camera import CameraConnection
+from bench.profiles.instruments import FrequencyCounterInstrument, Instrument, PowerSupplyInstrument
 from bench.profiles.jackpot import JackpotEquipment
 from bench.profiles.shuffler import ShufflerEquipment
 from bench.profiles.slot import SlotMachineEquipment
@@ -248,6 +249,23 @@ class Profile(Strict):
     description: str = ""
     laboratory: Laboratory = Laboratory()
     equipment: dict[str, Equipment] = Field(min_length=1)
+    instruments: dict[str, Instrument] = Field(default_factory=dict)
+    """Lab instruments (VISA): power supplies feeding equipment, frequency counters watching a rotor."""
+
+    @model_validator(mode="after")
+    def _instruments_name_equipment(self) -> Profile:
+        for name, instrument in self.instruments.items():
+            if isinstance(instrument, PowerSupplyInstrument):
+                named = instrument.powers
+            elif isinstance(instrument, FrequencyCounterInstrument):
+                named = [instrument.measures] if instrument.measures else []
+            else:  # pragma: no cover - the union has two kinds
+                named = []
+            unknown = [item for item in named if item not in self.equipment]
+            if unknown:
+                raise ValueError(f"instrument {name!r} names equipment the profile lacks: {', '.join(unknown)} "
+                                 f"(have: {', '.join(self.equipment)})")
+        return self
 
     def of_kind(self, kind: str) -> dict[str, Equipment]:
         """Equipment of one kind, by name."""

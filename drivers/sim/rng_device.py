@@ -143,13 +143,22 @@ class RngDeviceSimulator:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from drivers.sim.power_rail import powered  # a device fed by a simulated power supply
+    from drivers.sim.pty_server import Handler
+
     parser = argparse.ArgumentParser(description="Simulated RNG test interface (RG protocol) on a pseudo-terminal")
     parser.add_argument("--config", required=True, help="JSON: simulator model and identity")
     parser.add_argument("--state", type=Path, default=None, help="state file (block counters)")
     args = parser.parse_args(argv)
     config = json.loads(args.config)
-    model = RngModel(RngSimulator.model_validate(config["simulator"]), args.state)
-    serve_lines(RngDeviceSimulator(model, config.get("identity", {})).handle)
+    simulator = RngSimulator.model_validate(config["simulator"])
+
+    def boot() -> Handler:  # what the interface does at power-up: reload its non-volatile memory
+        return RngDeviceSimulator(RngModel(simulator, args.state), config.get("identity", {})).handle
+
+    rail = config.get("power_rail")
+    serve_lines(powered(boot, rail) if rail else boot(), faults=simulator.wire_faults)
+    return 0
     return 0
 
 

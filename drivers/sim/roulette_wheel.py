@@ -144,15 +144,23 @@ class WheelSimulator:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from drivers.sim.power_rail import powered  # a device fed by a simulated power supply
+    from drivers.sim.pty_server import Handler
+
     parser = argparse.ArgumentParser(description="Simulated roulette wheel (RW protocol) on a pseudo-terminal")
     parser.add_argument("--config", required=True, help="JSON: simulator model, identity, layout")
     parser.add_argument("--state", type=Path, default=None, help="state file (game counter)")
     args = parser.parse_args(argv)
     config = json.loads(args.config)
-    model = WheelModel(
-        RouletteSimulator.model_validate(config["simulator"]), config.get("layout", "french"), args.state
-    )
-    serve_lines(WheelSimulator(model, config.get("identity", {})).handle)
+    simulator = RouletteSimulator.model_validate(config["simulator"])
+
+    def boot() -> Handler:  # what the wheel's firmware does at power-up: reload its non-volatile memory
+        model = WheelModel(simulator, config.get("layout", "french"), args.state)
+        return WheelSimulator(model, config.get("identity", {})).handle
+
+    rail = config.get("power_rail")
+    serve_lines(powered(boot, rail) if rail else boot(), faults=simulator.wire_faults)
+    return 0
     return 0
 
 

@@ -399,13 +399,22 @@ class ShufflerDevice:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from drivers.sim.power_rail import powered  # a device fed by a simulated power supply
+    from drivers.sim.pty_server import Handler
+
     parser = argparse.ArgumentParser(description="Simulated card shuffler (CS protocol) on a pseudo-terminal")
     parser.add_argument("--config", required=True, help="JSON: simulator model and identity")
     parser.add_argument("--state", type=Path, default=None, help="state file (cards, counters, jam, door)")
     args = parser.parse_args(argv)
     config: dict[str, Any] = json.loads(args.config)
-    machine = ShufflerMachine(ShufflerSimulator.model_validate(config["simulator"]), args.state)
-    serve_lines(ShufflerDevice(machine, config.get("identity", {})).handle)
+    simulator = ShufflerSimulator.model_validate(config["simulator"])
+
+    def boot() -> Handler:  # what the shuffler does at power-up: reload its non-volatile memory
+        return ShufflerDevice(ShufflerMachine(simulator, args.state), config.get("identity", {})).handle
+
+    rail = config.get("power_rail")
+    serve_lines(powered(boot, rail) if rail else boot(), faults=simulator.wire_faults)
+    return 0
     return 0
 
 
