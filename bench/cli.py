@@ -135,7 +135,7 @@ SIMULATOR_ALIASES = {"wheel": "roulette-wheel", "shuffler": "card-shuffler", "sl
 
 @sim_app.command("serve")
 def sim_serve(
-    kind: Annotated[str, typer.Argument(help="Equipment kind or short name: wheel, rng, shuffler, slot, jackpot.")],
+    kind: Annotated[str, typer.Argument(help="Equipment kind or short name: wheel, rng, shuffler, slot, jackpot, psu.")],
     profile: Annotated[str, typer.Option(help="Profile whose simulator model to use.")] = "sim",
     name: Annotated[Optional[str], typer.Option(help="Equipment name in the profile (default: the first of KIND).")] = None,  # noqa: UP007
     state: Annotated[Optional[Path], typer.Option(help="State file (the device's non-volatile memory).")] = None,  # noqa: UP007
@@ -145,6 +145,9 @@ def sim_serve(
     from bench.rig import simulator_config
     from drivers.sim.host import SIMULATOR_MODULES, SimulatorError, start_simulator
 
+    if kind == "psu":
+        _serve_power_supply(profile, name, state)
+        return
     kind = SIMULATOR_ALIASES.get(kind, kind)
     if kind not in SIMULATOR_MODULES:
         error_console.print(f"[red]error:[/] no simulator for {kind!r} (have: {', '.join(SIMULATOR_MODULES)})")
@@ -174,6 +177,33 @@ def sim_serve(
         pass
     finally:
         simulator.close()
+
+
+def _serve_power_supply(profile: str, name: str | None, state: Path | None) -> None:
+    """``bench sim serve psu``: the profile's simulated power supply (a default one when it has none) on a
+    loopback socket; its output drives the power rail file beside the state file."""
+    from bench.profiles import ProfileError, load_profile
+    from bench.profiles.instruments import PowerSupplyInstrument
+    from drivers.sim.psu_server import psu_simulator_config, start_psu_simulator
+
+    try:
+        loaded, _, _ = load_profile(profile)
+    except ProfileError as error:
+        error_console.print(f"[red]profile error:[/]\n{error}")
+        raise typer.Exit(2) from error
+    supplies = {key: item for key, item in loaded.instruments.items()
+                if isinstance(item, PowerSupplyInstrument) and item.simulator is not None and name in (None, key)}
+    instrument = next(iter(supplies.values()), None) or PowerSupplyInstrument.model_validate({
+        "kind": "power-supply", "identity": {"manufacturer": "Bench Simulators", "model": "PS-1", "serial": "SIM-PS-0001"},
+        "simulator": {}})
+    rail = state.with_suffix(".rail.json") if state is not None else None
+    with start_psu_simulator(psu_simulator_config(instrument, rail), state) as supply:
+        console.print(f"power supply simulator on {supply.resource}" + (f", power rail {rail}" if rail else ""))
+        print(supply.resource, flush=True)
+        try:
+            supply.process.wait()
+        except KeyboardInterrupt:
+            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from bench.regulation_text import find_regulations_dir, read_source_rules
+from drivers.instruments import open_instrument
 from drivers.roulette import SerialRouletteWheel
 from drivers.serial_link import LinkSettings, SerialLink
 from drivers.shuffler import make_shuffler
@@ -92,6 +93,20 @@ def test_sim_serve_takes_short_names() -> None:
         tty_path = process.stdout.readline().strip()
         with SerialLink(LinkSettings(port=tty_path, timeout_s=2.0)) as link:
             assert make_shuffler("cs", link).identify().serial == "SIM-CS-0001"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_sim_serve_psu_prints_a_visa_resource_the_driver_can_use() -> None:
+    process = subprocess.Popen([BENCH, "sim", "serve", "psu"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        assert "power supply simulator on TCPIP::127.0.0.1::" in process.stdout.readline()
+        resource = process.stdout.readline().strip()
+        supply = open_instrument(resource, kind="power-supply")
+        assert supply.identify().serial == "SIM-PS-0001"
+        supply.close()
     finally:
         process.terminate()
         process.wait(timeout=10)
