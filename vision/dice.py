@@ -12,7 +12,12 @@ Pipeline (classical image processing, no learned model):
 3. Bodies holding several touching dice are split (a watershed from the cores of the body's
    distance map, else k-means on its pixels) into as many dice as the area says; each part must
    read as a canonical face, and the body must hold that many dice's area (a remainder is a side
-   face or a die resting on another).
+   face or a die resting on another). A body still declined (touching dice the split cuts wrong, a
+   die with a glare halo or table the mask took in beside it) is read again by grouping its pips
+   into canonical faces (:mod:`vision.dice_split`): each face places its die's square, every square
+   cut out must pass every check of a single die, and what the squares leave of the body must be
+   thin side-face strips, table or a glare halo, never anything that can be a die's part; the body
+   is read only when exactly one grouping holds.
 4. Checks decide whether the read is safe; if not, the frame is declined with a reason
    (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
    p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
@@ -37,6 +42,7 @@ import numpy as np
 from vision.declines import Decline
 from vision.dice_pips import FaceFit, Pips, find_pips, fit_face, pip_contrast
 from vision.dice_segment import SCALE, Blob, Segmentation, segment_dice
+from vision.dice_split import group_faces
 from vision.frame import check_image
 
 
@@ -158,16 +164,26 @@ class _Region:
     candidates: Pips
     """Round spots of the common size anywhere on the body (before the depth check)."""
     all_found: Pips
+    light: np.ndarray | None = None
+    """The body's die-coloured pixels (uint8; the body less the table it encloses and the pips), when known."""
+    glare_zone: np.ndarray | None = None
+    """Where glare is measured when not on the whole body (uint8): a die cut from a group, its pips' square."""
     single: FaceFit | None = None
     cache: dict = field(default_factory=dict)
     """Images computed once per patch (gradients, smoothed whiteness), shared by the checks."""
     problem: str = ""
     clean: bool = False
+    min_fill: float = 0.7
+    """Least share of its bounding rectangle a clean die's body fills (see :meth:`DiceReader._cover`)."""
     """Read as one die with a square body and no problem."""
 
 
 _DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                   Decline.UNREADABLE)
+
+
+_GROUPABLE = (Decline.STACKED, Decline.COCKED, Decline.GLARE, Decline.UNREADABLE)
+"""Declines of a body that a grouping of its pips into faces may resolve (never motion or outside the arena)."""
 
 
 class DiceReader:
@@ -200,6 +216,10 @@ class DiceReader:
                     again = self._verdict(cut, die_area)
                     if again.decline is None and len(again.dice) == 1:
                         verdict = again
+            if verdict.decline in _GROUPABLE:  # touching dice, or a die and a glare halo: group the pips into faces
+                grouped = self._grouped(region, die_area)
+                if grouped is not None:
+                    verdict = grouped
             dice.extend(verdict.dice)
             if verdict.decline is not None:
                 declines.append((verdict.decline, verdict.detail))
@@ -246,11 +266,16 @@ class DiceReader:
         x0, y0 = max(x - pad, 0), max(y - pad, 0)
         x1, y1 = min(x + w + pad, image.shape[1]), min(y + h + pad, image.shape[0])
         patch = image[y0:y1, x0:x1]
-        small = (seg.labels[y0 // SCALE:(y1 + SCALE - 1) // SCALE, x0 // SCALE:(x1 + SCALE - 1) // SCALE]
-                 == blob.label).astype(np.uint8)
-        body = cv2.resize(small, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_NEAREST)
+        rows, cols = slice(y0 // SCALE, (y1 + SCALE - 1) // SCALE), slice(x0 // SCALE, (x1 + SCALE - 1) // SCALE)
+        small = (seg.labels[rows, cols] == blob.label).astype(np.uint8)
         oy, ox = y0 - (y0 // SCALE) * SCALE, x0 - (x0 // SCALE) * SCALE
-        body = np.ascontiguousarray(body[oy:oy + (y1 - y0), ox:ox + (x1 - x0)])
+
+        def full(mask: np.ndarray) -> np.ndarray:
+            big = cv2.resize(mask, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_NEAREST)
+            return np.ascontiguousarray(big[oy:oy + (y1 - y0), ox:ox + (x1 - x0)])
+
+        body = full(small)
+        light = None if seg.light is None else full(cv2.bitwise_and(small, seg.light[rows, cols]))
         edge = float(np.sqrt(blob.area))
         if cfg.die_edge_px is not None:
             edge = float(np.clip(edge, cfg.die_edge_px[0], cfg.die_edge_px[1] * 1.2))
@@ -268,7 +293,12 @@ class DiceReader:
             inner = solid
         found = find_pips(contrast, inner, cfg.pip_threshold, (x0, y0), min_area=max(4.0, (edge * 0.05) ** 2),
                           relative=0.55 if translucent else 0.0, floor=0.25 if translucent else cfg.pip_threshold)
+        # a dark spot larger than any pip on a white die is a shaded corner, not the size pips are measured against;
+        # a white one on a red die may be glare, and a body holding nothing but such spots is judged on them
         candidates = _round_pips(found, cfg.min_pip_roundness)
+        if not translucent and len(candidates):
+            fewer = _round_pips(found, cfg.min_pip_roundness, 0.07 * min(edge, edge_single(edge, blob)) ** 2)
+            candidates = fewer if len(fewer) else candidates
         single_edge = edge_single(edge, blob)
         depth = _depth(solid) / single_edge
         pips = candidates
@@ -276,7 +306,7 @@ class DiceReader:
             pips = pips.subset(depth[_pixel(pips.centres, (x0, y0), body.shape)] >= (0.06 if translucent else 0.03))
         deep = found.subset(depth[_pixel(found.centres, (x0, y0), body.shape)] >= 0.06)
         region = _Region(blob=blob, patch=patch, body=body, origin=(x0, y0), translucent=translucent, found=deep,
-                         pips=pips, candidates=candidates, all_found=found)
+                         pips=pips, candidates=candidates, all_found=found, light=light)
         self._read_single(region)
         return region
 
@@ -290,7 +320,7 @@ class DiceReader:
                 short = min(blob.rect[1])
                 region.problem = _face_problem(region.single, pips, blob, short, cfg)
                 region.clean = (not region.problem and blob.aspect <= 1.0 + cfg.max_side_ratio + 0.06
-                                and blob.fill >= 0.7)
+                                and blob.fill >= region.min_fill)
         if (region.single is None or region.problem) and len(pips) >= 2:
             self._without_side_pips(region)
 
@@ -320,7 +350,7 @@ class DiceReader:
         if problem:
             return
         region.pips, region.single, region.problem = kept, fit, ""
-        region.clean = blob.aspect <= 1.0 + cfg.max_side_ratio + 0.06 and blob.fill >= 0.7
+        region.clean = blob.aspect <= 1.0 + cfg.max_side_ratio + 0.06 and blob.fill >= region.min_fill
 
     def _without_glare(self, region: _Region, die_area: float | None) -> _Region | None:
         """The region cut to the square of one die when what lies outside that square is a glare halo.
@@ -388,6 +418,13 @@ class DiceReader:
                                                                                   body.shape)] == 0
             if bool((off & (spots.areas >= 0.2 * _pip_area(pips)) & (spots.elongation >= 0.15)).any()):  # not seams
                 return None
+        return self._cut(region, square)
+
+    def _cut(self, region: _Region, square: np.ndarray, min_fill: float = 0.7) -> _Region:
+        """The region cut to ``square`` (uint8 mask of the patch): its body, its spots, its read as one die."""
+        body = region.body
+        inside = cv2.bitwise_and(body, square)
+        in_area = cv2.countNonZero(inside)
         ys, xs = np.nonzero(inside)
         points = np.column_stack([xs + region.origin[0], ys + region.origin[1]]).astype(np.float32)
         rect = cv2.minAreaRect(points)
@@ -400,10 +437,234 @@ class DiceReader:
             return p.subset(square[_pixel(p.centres, region.origin, body.shape)] > 0) if len(p) else p
 
         shared = {k: v for k, v in region.cache.items() if k in ("tensor", "white")}  # of the patch, not the body
-        cut = dataclasses.replace(region, blob=blob, body=inside, found=keep(region.found), pips=keep(pips),
-                                  candidates=keep(region.candidates), all_found=keep(region.all_found), cache=shared)
+        cut = dataclasses.replace(region, blob=blob, body=inside, found=keep(region.found), pips=keep(region.pips),
+                                  candidates=keep(region.candidates), all_found=keep(region.all_found), cache=shared,
+                                  min_fill=min_fill)
         self._read_single(cut)
         return cut
+
+    def _grouped(self, region: _Region, die_area: float | None) -> _Verdict | None:
+        """Read a body of touching dice (or a die and a glare halo) by grouping its pips into faces.
+
+        The pips are grouped into canonical faces (:func:`vision.dice_split.group_faces`); each face
+        places its die's square (centre and axes from its pip grid, the die's edge from the frame,
+        +6 %; for a 1, the axes of the body left when the other dice are taken away). A grouping
+        holds when the squares barely overlap, each holds at least 3/4 of a die's area of the body,
+        what the squares leave of the body is only thin side-face strips (gone after an opening
+        as wide as a flat die's side face may be) or no die's (see :meth:`_rest_is_no_die`), no spot lies off the
+        squares, and each square, cut out, passes every check of a single die and reads the face
+        of its group. The body is read only when exactly one grouping holds; ``None`` otherwise
+        (the caller keeps its decline).
+        """
+        covers = self._groupings(region, die_area)
+        if not covers or len(covers) > 4:
+            return None
+        held: list[_Verdict] = []
+        for cover in covers:
+            verdict = self._cover(region, cover, die_area)
+            if verdict is not None:
+                held.append(verdict)
+        if len(held) != 1:
+            return None
+        return held[0]
+
+    def _groupings(self, region: _Region, die_area: float | None) -> list[list]:
+        """The ways to group the region's pips into die faces (:func:`vision.dice_split.group_faces`)."""
+        cfg, pips = self.config, region.pips
+        if die_area is None or not 1 <= len(pips) <= 36 or region.blob.area < 1.1 * die_area:
+            return []
+        edge = float(np.sqrt(die_area))
+        # a die's pip spacing: 25-29 % of its edge (+-14 % for perspective and the die's size from the frame)
+        spacing = (max(cfg.pip_spread[0], 0.215) * edge, min(cfg.pip_spread[1], 0.335) * edge)
+        found = region.all_found
+        pip_area = _pip_area(pips)
+        on = region.body if region.light is None else cv2.dilate(region.light, np.ones((3, 3), np.uint8))
+        in_body = on[_pixel(found.centres, region.origin, on.shape)] > 0 if len(found) else []  # not table between dice
+        other = (found.subset((found.areas >= 0.3 * pip_area) & (found.areas <= 2.5 * pip_area)
+                              & (found.elongation >= 0.5) & in_body
+                              & (np.min(np.hypot(*(found.centres[:, None, :] - pips.centres[None, :, :]
+                                                   ).transpose(2, 0, 1)), axis=1) > 2.0))
+                 if len(found) else found)
+        covers = group_faces(pips.centres, spacing, blockers=other.centres, tolerance=cfg.grid_tolerance)
+        return covers
+
+    def _cover(self, region: _Region, cover: list, die_area: float) -> _Verdict | None:
+        """The dice read from one grouping of the region's pips (see :meth:`_grouped`), ``None`` when it fails."""
+        body, origin = region.body, region.origin
+        k = len(cover)
+        if region.blob.area < 0.8 * k * die_area:
+            return None
+        edge = float(np.sqrt(die_area))
+        side = edge * 1.06
+        squares: list[np.ndarray | None] = [None] * k
+        union = np.zeros_like(body)
+        for g, group in enumerate(cover):
+            if group.face >= 2:
+                squares[g] = self._square(body, (group.fit.centre[0] - origin[0], group.fit.centre[1] - origin[1]),
+                                          side, group.fit.angle_deg)
+                union |= squares[g]
+        for g, group in enumerate(cover):  # a 1 takes its axes from the die's outline around its pip
+            if group.face == 1:
+                centre = (group.fit.centre[0] - origin[0], group.fit.centre[1] - origin[1])
+                squares[g] = self._square(body, centre, side, self._outline_angle(region, centre, edge))
+                union |= squares[g]
+        overlap = sum(cv2.countNonZero(s) for s in squares) - cv2.countNonZero(union)
+        if overlap > 0.12 * die_area:
+            return None
+        for square in squares:
+            if cv2.countNonZero(cv2.bitwise_and(body, square)) < 0.6 * die_area:
+                return None
+        rest = cv2.subtract(body if region.light is None else region.light, union)  # not the table dice enclose
+        # a flat die's side faces are strips at most max_side_ratio of an edge wide, most of it under the square
+        width = max(3, round((self.config.max_side_ratio + 0.03) * edge)) | 1
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
+        if cv2.countNonZero(rest) > 0.04 * die_area and not self._rest_is_no_die(region, rest, union, die_area):
+            return None
+        spots = region.all_found  # no pip off the dice (of a die under another, or of a wide side face), on the
+        if len(spots):            # die's colour (a dark gap between dice or a shaded seam is no pip)
+            margin = max(3, round(0.2 * edge)) | 1  # a flat die's narrow side faces lie within this margin
+            at = _pixel(spots.centres, origin, body.shape)
+            off = cv2.dilate(union, np.ones((margin, margin), np.uint8))[at] == 0
+            if region.light is not None:
+                off &= cv2.dilate(region.light, np.ones((3, 3), np.uint8))[at] > 0
+            pip_area = _pip_area(region.pips)
+            if bool((off & (spots.areas >= 0.25 * pip_area) & (spots.areas <= 2.5 * pip_area)
+                     & (spots.elongation >= 0.2)).any()):
+                return None
+        dice: list[DieRead] = []
+        for group, square in zip(cover, squares, strict=True):
+            # a 5 or a 6 is no canonical face less some pips: a die read so may have lost a strip of its body
+            # (a shaded seam, pips at its edge) without a pip going unseen
+            cut = self._cut(region, square, 0.6 if group.face >= 5 else 0.7)
+            # glare that can hide a pip lies over the pips' square (pips reach 0.37 of an edge off the centre,
+            # the square eroded to 0.84 of an edge); a halo beside the die may reach into its square's edge
+            cut.glare_zone = cv2.erode(square, np.ones((3, 3), np.uint8), iterations=max(1, round(0.11 * edge)))
+            verdict = self._verdict(cut, die_area)
+            if verdict.decline is not None or len(verdict.dice) != 1 or verdict.dice[0].face != group.face:
+                return None
+            dice.extend(verdict.dice)
+        return _Verdict(dice=dice)
+
+    def _outline_angle(self, region: _Region, centre: tuple[float, float], edge: float) -> float:
+        """Orientation (deg, 0..90) of a die's outline around ``centre`` (patch px): the strongest edge direction.
+
+        Gradients in a ring from 0.3 to 0.65 of an edge around the centre vote, by strength, for their
+        direction modulo 90 degrees (a square's four sides agree); the peak of the smoothed vote wins.
+        """
+        gx, gy = region.cache.get("gradient", (None, None))
+        if gx is None:
+            grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
+            gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+            region.cache["gradient"] = (gx, gy)
+        ys, xs = np.mgrid[0:gx.shape[0], 0:gx.shape[1]]
+        r = np.hypot(xs - centre[0], ys - centre[1])
+        ring = (r >= 0.3 * edge) & (r <= 0.65 * edge)
+        mag = np.hypot(gx[ring], gy[ring])
+        angle = np.degrees(np.arctan2(gy[ring], gx[ring])) % 90.0
+        votes = np.bincount(np.minimum((angle / 2.0).astype(int), 44), mag, 45)
+        votes = votes + np.roll(votes, 1) + np.roll(votes, -1)
+        return float(2.0 * np.argmax(votes) + 1.0)
+
+    @staticmethod
+    def _square(body: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> np.ndarray:
+        """uint8 mask (the shape of ``body``) of a square of ``side`` px at ``centre`` (patch px), turned by ``angle``."""
+        corners = cv2.boxPoints((centre, (side, side), angle))
+        square = np.zeros_like(body)
+        cv2.fillConvexPoly(square, np.round(corners * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
+        return square
+
+    def _rest_is_no_die(self, region: _Region, rest: np.ndarray, dice: np.ndarray, die_area: float) -> bool:
+        """Whether ``rest`` (uint8 mask: the body outside the dice's squares ``dice``) holds no part of a die.
+
+        Each part of it is judged alone; crumbs under 8 % of a die are dropped. Any other part must be
+        table that the die mask took in, or a glare halo on the table.
+
+        Table: of the table's hue (chromaticity, BGR over their sum, at most 0.4 times as far from the
+        table's around the body as from the dice's, which differ by 0.02 or more; shade changes a die's
+        brightness, not its hue) or, beside white dice, far more tinted than they are (chroma, max - min
+        over max, 1.8 times theirs and 0.04 up: a white die stays neutral in shade); under half a die,
+        and not 40 grey levels whiter than the table (least channel: glare adds white light).
+
+        Glare halo (:meth:`_halo`): whiter than the table, with a core whiter than the dice, and an
+        outline that fades out everywhere. Anything else may be a die's side face, a die under another,
+        or a die washed by glare: the body is not read.
+        """
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(rest)
+        ring = cv2.subtract(cv2.dilate(region.body, np.ones((7, 7), np.uint8)), region.body)
+        table = np.asarray(cv2.mean(region.patch, ring)[:3])
+        colour = np.asarray(cv2.mean(region.patch, dice if region.light is None else dice & region.light)[:3])
+        table_hue, dice_hue = table / max(float(table.sum()), 1.0), colour / max(float(colour.sum()), 1.0)
+        hues_apart = np.linalg.norm(dice_hue - table_hue) >= 0.02
+        white, _ = _whiteness(region)
+        table_white = cv2.mean(white, ring)[0]
+        top = white[(dice if region.light is None else dice & region.light) > 0]
+        dice_white = float(np.percentile(top, 90)) if len(top) else 255.0  # the dice's lit faces, not their pips
+        glare = 0
+        for label in range(1, count):
+            area = stats[label, cv2.CC_STAT_AREA]
+            if area < 0.08 * die_area:
+                continue
+            part = (labels == label).astype(np.uint8)
+            mean = np.asarray(cv2.mean(region.patch, part)[:3])
+            hue = mean / max(float(mean.sum()), 1.0)
+            to_table, to_dice = float(np.linalg.norm(hue - table_hue)), float(np.linalg.norm(hue - dice_hue))
+            whiter = cv2.mean(white, part)[0] - table_white
+            tinted = not region.translucent and _chroma(mean) >= max(1.8 * _chroma(colour), _chroma(colour) + 0.04)
+            if (tinted or (hues_apart and to_table <= 0.4 * to_dice)) and whiter < 40.0 and area < 0.5 * die_area:
+                continue  # table the mask took in
+            if not self._halo(region, part, dice, die_area, white, table_white, dice_white):
+                return False
+            glare += area
+        return glare < 2.5 * die_area
+
+    def _halo(self, region: _Region, part: np.ndarray, dice: np.ndarray, die_area: float, white: np.ndarray,
+              table_white: float, dice_white: float) -> bool:
+        """Whether ``part`` (uint8 mask beside the dice ``dice``) is a glare halo on the table.
+
+        Glare adds white light that fades out from a core: the part's least channel (smoothed) is on
+        average 15 grey levels above the table's around the body and peaks 25 above the dice's lit faces
+        (their 90th percentile: a die smeared by motion is never whiter than a die at rest). On red
+        dice the part must hold almost no red pixel (under 3 %: red at least 1.8 times blue and green; a
+        red die washed by glare stays red at its corners). On white dice the body's outline along the
+        part must be soft everywhere: over every stretch of 0.4 of an edge the mean gradient is at most
+        0.65 of the mean along the dice (a die, or the part of one left uncovered by another, keeps a
+        die's edge along some stretch, about as strong as the dice's; a die washed by glare keeps its
+        outline).
+        """
+        if cv2.mean(white, part)[0] < table_white + 15.0:
+            return False
+        if cv2.minMaxLoc(white, part)[1] < dice_white + 25.0:
+            return False
+        if region.translucent:  # glare is white, a red die red to its corners even when glare washes its face
+            blue, green, red = cv2.split(region.patch)
+            reddish = cv2.compare(red.astype(np.float32), 1.8 * cv2.max(blue, green).astype(np.float32), cv2.CMP_GE)
+            return cv2.countNonZero(cv2.bitwise_and(reddish, reddish, mask=part)) < 0.03 * cv2.countNonZero(part)
+        points, strength, near = self._outline_strength(region, dice)
+        by_part = cv2.dilate(part, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
+        off = by_part & ~near
+        window = max(4, round(0.4 * float(np.sqrt(die_area))))
+        if near.sum() < 8 or off.sum() < window:
+            return False
+        own = float(strength[near].mean())
+        values = np.where(off, strength, 0.0)
+        kernel = np.ones(window)
+        sums = np.convolve(np.concatenate([values, values[:window - 1]]), kernel, "valid")
+        full = np.convolve(np.concatenate([off, off[:window - 1]]).astype(float), kernel, "valid") >= window
+        return bool(full.any()) and float(sums[full].max()) / window <= 0.65 * own
+
+    def _outline_strength(self, region: _Region, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The body's outline points in order (N, 2), the edge strength there (grey levels per px, 5 x 5 max),
+        and which of them lie along the dice (``dice`` mask dilated by 2 px)."""
+        strength = region.cache.get("strength")
+        if strength is None:
+            grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
+            strength = region.cache["strength"] = cv2.dilate(
+                cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
+                              cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, np.ones((5, 5), np.uint8))
+        contours, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        points = max(contours, key=len).reshape(-1, 2)
+        near = cv2.dilate(dice, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
+        return points, strength[points[:, 1], points[:, 0]], near
 
     def _verdict(self, region: _Region, die_area: float | None) -> _Verdict:
         cfg = self.config
@@ -611,6 +872,8 @@ class DiceReader:
         """
         body = region.body
         inside = body > 0
+        if region.glare_zone is not None:
+            inside &= region.glare_zone > 0
         if not inside.any():
             return 0.0
         smooth, level = _whiteness(region)
@@ -651,6 +914,11 @@ def _whiteness(region: _Region) -> tuple[np.ndarray, float]:
     return cached
 
 
+def _chroma(bgr: np.ndarray) -> float:
+    """Chroma of a mean colour: (largest - smallest channel) / largest."""
+    return float((bgr.max() - bgr.min()) / max(float(bgr.max()), 1.0))
+
+
 def _mid(values: object) -> float:
     """Median of a short sequence (numpy's median is slow on a handful of values)."""
     ordered = sorted(float(v) for v in values)
@@ -670,26 +938,31 @@ def _side_pips(pips: Pips, deep: np.ndarray) -> np.ndarray | None:
     """Which spots are a side face's pips (see :meth:`DiceReader._without_side_pips`), ``None`` for none.
 
     ``deep`` marks the spots at least 13 % of an edge inside the body. Every spot nearer the outline
-    must be squashed (axis ratio < 0.7) or small (< 60 % of the deeper ones), else ``None``: a round,
-    full-sized spot at the outline is no side face's pip, and nothing is dropped.
+    must be squashed (axis ratio < 0.7), small (< 60 % of the deeper ones) or faint (contrast under 80 %
+    of theirs: a side face is seen at a slant and shaded), else ``None``: a round, full-sized spot as
+    dark as the others at the outline is no side face's pip, and nothing is dropped. (Dropping a
+    corner pip of a real face never leaves a canonical face of a die's spacing and centre.)
     """
     if deep.all() or not deep.any():
         return None
     reference = _mid(pips.areas[deep])
-    side = ~deep & ((pips.elongation < 0.7) | (pips.areas < 0.6 * reference))
+    faint = pips.contrast < 0.8 * _mid(pips.contrast[deep])
+    side = ~deep & ((pips.elongation < 0.7) | (pips.areas < 0.6 * reference) | faint)
     if not side.any() or bool((~deep & ~side).any()):
         return None
     return side
 
 
-def _round_pips(pips: Pips, roundness: float = 0.5) -> Pips:
-    """Pips of the up face: round enough and not much smaller than the largest round ones.
+def _round_pips(pips: Pips, roundness: float = 0.5, max_area: float = np.inf) -> Pips:
+    """Pips of the up face: round enough, at most ``max_area`` px, and not much smaller than the largest such ones.
 
-    Side-face pips are foreshortened (elongated, smaller); specks of noise are small.
+    Side-face pips are foreshortened (elongated, smaller); specks of noise are small; a shaded corner
+    or side face of a white die larger than any pip (``max_area``: 7 % of a die's face, 2.5 times the
+    largest pip) is no pip and must not set the size the pips are measured against.
     """
     if len(pips) == 0:
         return pips
-    round_ = pips.elongation >= roundness
+    round_ = (pips.elongation >= roundness) & (pips.areas <= max_area)
     if not round_.any():
         return pips.subset(np.zeros(len(pips), bool))
     reference = _mid(np.sort(pips.areas[round_])[-6:])

@@ -48,6 +48,8 @@ class Segmentation:
     blobs: tuple[Blob, ...]
     background: np.ndarray
     """Estimated table colour (coarse grid of 10 x 10 full-resolution px cells, BGR float32)."""
+    light: np.ndarray | None = None
+    """The die mask before its holes are filled (half resolution): 0 at pips and at table enclosed by dice."""
 
 
 def table_background(small: np.ndarray, exclude: np.ndarray | None = None) -> np.ndarray:
@@ -177,4 +179,4 @@ def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style:
                           centroid=(float(bx.mean() * SCALE), float(by.mean() * SCALE)),
                           rect=(rect[0], (rw, rh), rect[2]), fill=area / (rw * rh),
                           aspect=max(rw, rh) / min(rw, rh)))
-    return Segmentation(mask=filled, labels=labels, blobs=tuple(blobs), background=cells)
+    return Segmentation(mask=filled, labels=labels, blobs=tuple(blobs), background=cells, light=mask)
