@@ -16,9 +16,9 @@ import signal
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 SIMULATOR_MODULES: dict[str, str] = {
     "roulette-wheel": "drivers.sim.roulette_wheel",
@@ -55,14 +55,10 @@ def simulator_command(kind: str, config: dict[str, Any], state_file: Path | None
     return command
 
 
-@dataclass
-class SimulatorProcess:
-    """A running simulator and the tty path its driver opens."""
+class ProcessHandle:
+    """A simulator child process (``self.process``) that can be stopped: SIGTERM, then SIGKILL."""
 
-    kind: str
     process: subprocess.Popen[str]
-    tty_path: str
-    stderr_lines: list[str] = field(default_factory=list)
 
     @property
     def pid(self) -> int:
@@ -80,18 +76,27 @@ class SimulatorProcess:
             if stream is not None:
                 stream.close()
 
-    def __enter__(self) -> SimulatorProcess:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def start_simulator(
-    kind: str, config: dict[str, Any], state_file: Path | None = None, *, startup_timeout_s: float = 20.0
-) -> SimulatorProcess:
-    """Start the simulator of ``kind`` and wait for it to announce its tty."""
-    command = simulator_command(kind, config, state_file)
+@dataclass
+class SimulatorProcess(ProcessHandle):
+    """A running simulator and the tty path its driver opens."""
+
+    kind: str
+    process: subprocess.Popen[str]
+    tty_path: str
+
+
+def launch_announced(command: list[str], prefix: str, what: str, address: str, startup_timeout_s: float
+                     ) -> tuple[subprocess.Popen[str], str]:
+    """Start ``command`` (dying with this process) and wait for its first output line ``<prefix> <address>``;
+    returns the process and the address. :class:`SimulatorError` with its stderr when it does not announce
+    (``what`` and ``address`` name the simulator and what it should have announced)."""
     environment = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [root, environment.get("PYTHONPATH")]))
@@ -100,7 +105,7 @@ def start_simulator(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_die_with_parent,
+        preexec_fn=_die_with_parent,  # noqa: PLW1509 - the child only calls prctl before exec
         env=environment,
     )
     announced: list[str] = []
@@ -108,12 +113,21 @@ def start_simulator(
     reader.start()
     reader.join(startup_timeout_s)
     line = announced[0].strip() if announced else ""
-    if not line.startswith("TTY "):
+    if not line.startswith(prefix + " "):
         process.kill()
         error_text = process.stderr.read() if process.stderr else ""
         process.wait()
         raise SimulatorError(
-            f"{kind} simulator did not announce its tty within {startup_timeout_s:g} s "
+            f"{what} did not announce its {address} within {startup_timeout_s:g} s "
             f"(got {line!r}); stderr: {error_text.strip()[-2000:]}"
         )
-    return SimulatorProcess(kind=kind, process=process, tty_path=line[4:])
+    return process, line[len(prefix) + 1:]
+
+
+def start_simulator(
+    kind: str, config: dict[str, Any], state_file: Path | None = None, *, startup_timeout_s: float = 20.0
+) -> SimulatorProcess:
+    """Start the simulator of ``kind`` and wait for it to announce its tty."""
+    process, tty_path = launch_announced(simulator_command(kind, config, state_file), "TTY", f"{kind} simulator", "tty",
+                                         startup_timeout_s)
+    return SimulatorProcess(kind=kind, process=process, tty_path=tty_path)

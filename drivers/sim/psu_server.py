@@ -22,21 +22,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
-import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 
 from bench.profiles.instruments import PowerSupplyInstrument, PowerSupplySimulator
-from drivers.sim.host import SimulatorError, _die_with_parent
+from drivers.sim.host import ProcessHandle, launch_announced
 from drivers.sim.power_rail import PowerRail
 from drivers.sim.state_file import load_state, save_state
 
@@ -331,38 +329,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 @dataclass
-class PsuProcess:
+class PsuProcess(ProcessHandle):
     """A running PSU simulator and the VISA resource its driver opens."""
 
     process: subprocess.Popen[str]
     resource: str
-    stderr_lines: list[str] = field(default_factory=list)
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
 
     @property
     def port(self) -> int:
         return int(self.resource.split("::")[2])
-
-    def close(self, timeout_s: float = 5.0) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=timeout_s)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def start_psu_simulator(config: dict[str, Any], state_file: Path | None = None, *, port: int = 0,
@@ -371,23 +346,9 @@ def start_psu_simulator(config: dict[str, Any], state_file: Path | None = None, 
     command = [sys.executable, "-m", "drivers.sim.psu_server", "--config", json.dumps(config), "--port", str(port)]
     if state_file is not None:
         command += ["--state", str(state_file)]
-    environment = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [root, environment.get("PYTHONPATH")]))
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               preexec_fn=_die_with_parent, env=environment)  # noqa: PLW1509 - as host.py
-    announced: list[str] = []
-    reader = threading.Thread(target=lambda: announced.append(process.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(startup_timeout_s)
-    line = announced[0].strip() if announced else ""
-    if not line.startswith("VISA "):
-        process.kill()
-        error_text = process.stderr.read() if process.stderr else ""
-        process.wait()
-        raise SimulatorError(f"power supply simulator did not announce its resource within {startup_timeout_s:g} s "
-                             f"(got {line!r}); stderr: {error_text.strip()[-2000:]}")
-    return PsuProcess(process=process, resource=line[5:])
+    process, resource = launch_announced(command, "VISA", "power supply simulator", "resource",
+                                          startup_timeout_s)
+    return PsuProcess(process=process, resource=resource)
 
 
 if __name__ == "__main__":
