@@ -48,8 +48,9 @@ from drivers.jackpot_protocol import (
     parse_tx,
     parse_values,
 )
-from drivers.line_frame import DeviceIdentity, parse_identity, raise_if_refused
-from drivers.serial_link import DeviceError, FrameError, SerialLink
+from drivers.line_frame import DeviceIdentity, parse_identity
+from drivers.numbered_exchanges import NumberedExchanges
+from drivers.serial_link import FrameError, SerialLink
 from drivers.sim.jackpot_rules import Hit, PayTable
 
 T = TypeVar("T")
@@ -119,52 +120,29 @@ class SerialJackpotController(JackpotController):
 
     def __init__(self, link: SerialLink) -> None:
         self.link = link
-        self.garbled_frames = 0
-        self.refusals = 0
-        self._tx: int | None = None
+        self.exchanges = NumberedExchanges(link, decode, "jackpot controller", self.status)
         self._levels: int | None = None
+
+    @property
+    def garbled_frames(self) -> int:
+        return self.exchanges.garbled_frames
+
+    @property
+    def refusals(self) -> int:
+        return self.exchanges.refusals
 
     # -- exchanges ---------------------------------------------------------------------------------
 
-    def _decode(self, line: bytes) -> Frame:
-        try:
-            frame = decode(line)
-        except FrameError:
-            self.garbled_frames += 1
-            raise
-        if frame.type == "NAK":
-            self.refusals += 1
-            raise_if_refused(frame, "jackpot controller")
-        return frame
-
     def _query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str) -> T:
-        def accept(line: bytes) -> T | None:
-            frame = self._decode(line)
-            return parse(frame) if frame.type == frame_type else None
-
-        return self.link.transact(request, accept, what=what)
+        return self.exchanges.query(request, frame_type, parse, what)
 
     def _transaction(self, request: str, *fields: object, reply_type: str, parse: Callable[[Frame], T],
                      what: str) -> T:
         """Send transaction ``request`` with the next transaction number; its reply."""
-        if self._tx is None:
-            self._tx = self.status().tx
-        tx = self._tx + 1
-        raw = encode_hit(tx, *fields) if request == "HIT" else encode(request, tx, *fields)  # type: ignore[arg-type]
+        def raw(tx: int) -> bytes:
+            return encode_hit(tx, *fields) if request == "HIT" else encode(request, tx, *fields)  # type: ignore[arg-type]
 
-        def accept(line: bytes) -> T | None:
-            frame = self._decode(line)
-            if frame.type != reply_type or parse_tx(frame) != tx:
-                return None  # an unsolicited or stale frame: not this transaction's answer
-            return parse(frame)
-
-        try:
-            result = self.link.transact(raw, accept, what=what)
-        except DeviceError:
-            self._tx = None  # the controller may or may not have acted: read its number again before the next one
-            raise
-        self._tx = tx
-        return result
+        return self.exchanges.transaction(raw, {reply_type: parse}, parse_tx, what)
 
     def _level_count(self) -> int:
         if self._levels is None:

@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from drivers.line_frame import DeviceIdentity, parse_identity, raise_if_refused
+from drivers.line_frame import DeviceIdentity, parse_identity
+from drivers.numbered_exchanges import NumberedExchanges
 from drivers.serial_link import DeviceError, FrameError, SerialLink
 from drivers.shuffler_protocol import (
     Ack,
@@ -149,50 +150,27 @@ class SerialCardShuffler(CardShuffler):
         self.link = link
         self.shuffle_timeout_s = shuffle_timeout_s
         self.deal_timeout_s = deal_timeout_s
-        self.garbled_frames = 0
-        self.refusals = 0
-        self._tx: int | None = None
+        self.exchanges = NumberedExchanges(link, decode, "shuffler", self.status)
+
+    @property
+    def garbled_frames(self) -> int:
+        return self.exchanges.garbled_frames
+
+    @property
+    def refusals(self) -> int:
+        return self.exchanges.refusals
 
     # -- exchanges ---------------------------------------------------------------------------------
 
-    def _decode(self, line: bytes) -> Frame:
-        try:
-            frame = decode(line)
-        except FrameError:
-            self.garbled_frames += 1
-            raise
-        if frame.type == "NAK":
-            self.refusals += 1
-            raise_if_refused(frame, "shuffler")
-        return frame
-
     def _query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str) -> T:
-        def accept(line: bytes) -> T | None:
-            frame = self._decode(line)
-            return parse(frame) if frame.type == frame_type else None
-
-        return self.link.transact(request, accept, what=what)
+        return self.exchanges.query(request, frame_type, parse, what)
 
     def _transaction(self, request: str, *fields: object, reply_type: str, parse: Callable[[Frame], T],
                      what: str, timeout_s: float | None = None) -> T | Stop:
         """Send transaction ``request`` with the next transaction number; its reply or the machine's STOP."""
-        if self._tx is None:
-            self._tx = self.status().tx
-        tx = self._tx + 1
-
-        def accept(line: bytes) -> T | Stop | None:
-            frame = self._decode(line)
-            if frame.type not in (reply_type, "STOP") or parse_tx(frame) != tx:
-                return None  # an unsolicited or stale frame: not this transaction's answer
-            return parse_stop(frame) if frame.type == "STOP" else parse(frame)
-
-        try:
-            result = self.link.transact(encode(request, tx, *fields), accept, what=what, timeout_s=timeout_s)
-        except DeviceError:
-            self._tx = None  # the machine may or may not have acted: read its number again before the next one
-            raise
-        self._tx = tx
-        return result
+        replies: dict[str, Callable[[Frame], T | Stop]] = {reply_type: parse, "STOP": parse_stop}
+        return self.exchanges.transaction(lambda tx: encode(request, tx, *fields), replies, parse_tx, what,
+                                          timeout_s)
 
     def _pages(self, request: str, kind: str, *selector: str) -> tuple[tuple[Card, ...], int]:
         """Every page of a listing, checked to come from one machine state: (cards, transaction)."""
