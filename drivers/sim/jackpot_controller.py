@@ -25,8 +25,6 @@ long poll 0x80 (one level) or 0x86 (several) to address 0, in the pseudo-termina
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -48,7 +46,8 @@ from drivers.sas_protocol import encode_multi_progressive, encode_single_progres
 from drivers.sas_transport import escape_message
 from drivers.serial_link import FrameError
 from drivers.sim.jackpot_rules import UNITS_PER_CENT, Hit, contribution_units, format_percent, settle
-from drivers.sim.pty_server import Handler, Reply, serve_bytes, serve_lines
+from drivers.sim.line_simulator import parse_simulator_arguments, run_line_simulator
+from drivers.sim.pty_server import Handler, Reply, serve_bytes
 from drivers.sim.state_file import load_state, save_state
 
 _GARBLE_STREAM = 9
@@ -278,31 +277,20 @@ class SasBroadcaster:
         return []  # the machines never answer a broadcast; anything heard is ignored
 
 
-def handler_factory(config: dict[str, Any], state_file: Path | None) -> Handler:
+def boot(simulator: JackpotSimulator, config: dict[str, Any], state_file: Path | None) -> Handler:
     """A fresh device loaded from ``state_file``: what the controller is after a power-up."""
-    simulator = JackpotSimulator.model_validate(config["simulator"])
     return JackpotDevice(JackpotMachine(simulator, state_file), config.get("identity", {})).handle
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Simulated jackpot controller (JP protocol) on a pseudo-terminal")
-    parser.add_argument("--config", required=True, help="JSON: simulator model and setup, identity, power_rail")
-    parser.add_argument("--state", type=Path, default=None, help="state file (pools, meters, last transaction)")
-    args = parser.parse_args(argv)
-    config: dict[str, Any] = json.loads(args.config)
+    description = "Simulated jackpot controller (JP protocol, or SAS broadcasts) on a pseudo-terminal"
+    config, state = parse_simulator_arguments(description, argv)
     simulator = JackpotSimulator.model_validate(config["simulator"])
-    if simulator.line == "sas":
-        broadcaster = SasBroadcaster(JackpotMachine(simulator, args.state))
-        serve_bytes(broadcaster.handle, tick=broadcaster.tick, tick_interval_s=simulator.sas_interval_s,
-                    faults=simulator.wire_faults)
-        return 0
-    rail = config.get("power_rail")
-    if rail:
-        from drivers.sim.power_rail import powered
-
-        serve_lines(powered(lambda: handler_factory(config, args.state), rail), faults=simulator.wire_faults)
-    else:
-        serve_lines(handler_factory(config, args.state), faults=simulator.wire_faults)
+    if simulator.line != "sas":
+        return run_line_simulator(description, JackpotSimulator, boot, argv)
+    broadcaster = SasBroadcaster(JackpotMachine(simulator, state))
+    serve_bytes(broadcaster.handle, tick=broadcaster.tick, tick_interval_s=simulator.sas_interval_s,
+                faults=simulator.wire_faults)
     return 0
 
 

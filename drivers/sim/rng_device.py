@@ -17,11 +17,10 @@ retries. Block counters and the LCG state live in the state file (non-volatile m
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +28,8 @@ from bench.profiles.model import RngSimulator
 from drivers.line_frame import corrupt_checksum, encode_identity
 from drivers.rng_protocol import MAX_DRAW_COUNT, MAX_RAW_BYTES, decode, encode
 from drivers.serial_link import FrameError
-from drivers.sim.pty_server import Reply, serve_lines
+from drivers.sim.line_simulator import run_line_simulator
+from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.state_file import load_state, save_state
 
 _LCG_MULTIPLIER, _LCG_INCREMENT, _LCG_MODULUS = 1103515245, 12345, 1 << 31
@@ -142,25 +142,14 @@ class RngDeviceSimulator:
         return [(0.0, encode("NAK", frame.type, "UNKNOWN_COMMAND"))]
 
 
+def boot(simulator: RngSimulator, config: dict[str, Any], state_file: Path | None) -> Handler:
+    """What the interface does at power-up: reload its non-volatile memory."""
+    return RngDeviceSimulator(RngModel(simulator, state_file), config.get("identity", {})).handle
+
+
 def main(argv: list[str] | None = None) -> int:
-    from drivers.sim.power_rail import powered  # a device fed by a simulated power supply
-    from drivers.sim.pty_server import Handler
-
-    parser = argparse.ArgumentParser(description="Simulated RNG test interface (RG protocol) on a pseudo-terminal")
-    parser.add_argument("--config", required=True, help="JSON: simulator model and identity")
-    parser.add_argument("--state", type=Path, default=None, help="state file (block counters)")
-    args = parser.parse_args(argv)
-    config = json.loads(args.config)
-    simulator = RngSimulator.model_validate(config["simulator"])
-
-    def boot() -> Handler:  # what the interface does at power-up: reload its non-volatile memory
-        return RngDeviceSimulator(RngModel(simulator, args.state), config.get("identity", {})).handle
-
-    rail = config.get("power_rail")
-    serve_lines(powered(boot, rail) if rail else boot(), faults=simulator.wire_faults)
-    return 0
-    return 0
-
+    return run_line_simulator("Simulated RNG test interface (RG protocol) on a pseudo-terminal", RngSimulator, boot,
+                              argv)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,12 +13,11 @@ restarted simulator continues where it stopped, reproducibly.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +25,8 @@ from bench.profiles.model import RouletteSimulator
 from drivers.line_frame import corrupt_checksum, encode_identity
 from drivers.roulette_layout import arc, order_for
 from drivers.roulette_protocol import Direction, FrameError, decode, encode
-from drivers.sim.pty_server import Reply, serve_lines
+from drivers.sim.line_simulator import run_line_simulator
+from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.state_file import load_counter, save_state
 
 
@@ -143,26 +143,15 @@ class WheelSimulator:
         return [(0.0, encode("NAK", frame.type, "UNKNOWN_COMMAND"))]
 
 
+def boot(simulator: RouletteSimulator, config: dict[str, Any], state_file: Path | None) -> Handler:
+    """What the wheel's firmware does at power-up: reload its non-volatile memory."""
+    model = WheelModel(simulator, config.get("layout", "french"), state_file)
+    return WheelSimulator(model, config.get("identity", {})).handle
+
+
 def main(argv: list[str] | None = None) -> int:
-    from drivers.sim.power_rail import powered  # a device fed by a simulated power supply
-    from drivers.sim.pty_server import Handler
-
-    parser = argparse.ArgumentParser(description="Simulated roulette wheel (RW protocol) on a pseudo-terminal")
-    parser.add_argument("--config", required=True, help="JSON: simulator model, identity, layout")
-    parser.add_argument("--state", type=Path, default=None, help="state file (game counter)")
-    args = parser.parse_args(argv)
-    config = json.loads(args.config)
-    simulator = RouletteSimulator.model_validate(config["simulator"])
-
-    def boot() -> Handler:  # what the wheel's firmware does at power-up: reload its non-volatile memory
-        model = WheelModel(simulator, config.get("layout", "french"), args.state)
-        return WheelSimulator(model, config.get("identity", {})).handle
-
-    rail = config.get("power_rail")
-    serve_lines(powered(boot, rail) if rail else boot(), faults=simulator.wire_faults)
-    return 0
-    return 0
-
+    return run_line_simulator("Simulated roulette wheel (RW protocol) on a pseudo-terminal", RouletteSimulator, boot,
+                              argv)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,8 +22,6 @@ lives in the state file: a power cycle does not take the cards out of a shuffler
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from collections.abc import Iterable
@@ -48,7 +46,8 @@ from drivers.shuffler_protocol import (
     factory_order,
     parse_card,
 )
-from drivers.sim.pty_server import Reply, serve_lines
+from drivers.sim.line_simulator import run_line_simulator
+from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.shuffle_models import shuffle
 from drivers.sim.state_file import load_state, save_state
 
@@ -398,25 +397,14 @@ class ShufflerDevice:
         return [(delay, reply)]
 
 
+def boot(simulator: ShufflerSimulator, config: dict[str, Any], state_file: Path | None) -> Handler:
+    """What the shuffler does at power-up: reload its non-volatile memory."""
+    return ShufflerDevice(ShufflerMachine(simulator, state_file), config.get("identity", {})).handle
+
+
 def main(argv: list[str] | None = None) -> int:
-    from drivers.sim.power_rail import powered  # a device fed by a simulated power supply
-    from drivers.sim.pty_server import Handler
-
-    parser = argparse.ArgumentParser(description="Simulated card shuffler (CS protocol) on a pseudo-terminal")
-    parser.add_argument("--config", required=True, help="JSON: simulator model and identity")
-    parser.add_argument("--state", type=Path, default=None, help="state file (cards, counters, jam, door)")
-    args = parser.parse_args(argv)
-    config: dict[str, Any] = json.loads(args.config)
-    simulator = ShufflerSimulator.model_validate(config["simulator"])
-
-    def boot() -> Handler:  # what the shuffler does at power-up: reload its non-volatile memory
-        return ShufflerDevice(ShufflerMachine(simulator, args.state), config.get("identity", {})).handle
-
-    rail = config.get("power_rail")
-    serve_lines(powered(boot, rail) if rail else boot(), faults=simulator.wire_faults)
-    return 0
-    return 0
-
+    return run_line_simulator("Simulated card shuffler (CS protocol) on a pseudo-terminal", ShufflerSimulator, boot,
+                              argv)
 
 if __name__ == "__main__":
     sys.exit(main())
