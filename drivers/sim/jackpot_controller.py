@@ -41,7 +41,7 @@ from drivers.jackpot_protocol import (
     format_payout,
     pay_table_fields,
 )
-from drivers.line_frame import corrupt_checksum, encode_identity
+from drivers.line_frame import encode_identity
 from drivers.sas_protocol import encode_multi_progressive, encode_single_progressive
 from drivers.sas_transport import escape_message
 from drivers.serial_link import FrameError
@@ -49,6 +49,7 @@ from drivers.sim.jackpot_rules import UNITS_PER_CENT, Hit, contribution_units, f
 from drivers.sim.line_simulator import parse_simulator_arguments, run_line_simulator
 from drivers.sim.pty_server import Handler, Reply, serve_bytes
 from drivers.sim.state_file import load_state, save_state
+from drivers.sim.wire_faults import ChecksumGarbler
 
 _GARBLE_STREAM = 9
 
@@ -220,12 +221,7 @@ class JackpotDevice:
     def __init__(self, machine: JackpotMachine, identity: dict[str, str]) -> None:
         self.machine = machine
         self.identity = identity
-        self._garble = np.random.default_rng([machine.config.seed, _GARBLE_STREAM])
-
-    def _line(self, frame: bytes) -> bytes:
-        if self.machine.config.garble_rate and self._garble.random() < self.machine.config.garble_rate:
-            return corrupt_checksum(frame)
-        return frame
+        self._line = ChecksumGarbler(machine.config.garble_rate, machine.config.seed, _GARBLE_STREAM)
 
     def reply(self, line: bytes) -> bytes:
         """The reply frame to one request line."""

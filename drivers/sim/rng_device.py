@@ -25,12 +25,13 @@ from typing import Any
 import numpy as np
 
 from bench.profiles.model import RngSimulator
-from drivers.line_frame import corrupt_checksum, encode_identity
+from drivers.line_frame import encode_identity
 from drivers.rng_protocol import MAX_DRAW_COUNT, MAX_RAW_BYTES, decode, encode
 from drivers.serial_link import FrameError
 from drivers.sim.line_simulator import run_line_simulator
 from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.state_file import load_state, save_state
+from drivers.sim.wire_faults import ChecksumGarbler
 
 _LCG_MULTIPLIER, _LCG_INCREMENT, _LCG_MODULUS = 1103515245, 12345, 1 << 31
 
@@ -106,13 +107,11 @@ class RngDeviceSimulator:
         self.model = model
         self.identity = identity
         self.replies = 0
-        self._garble = np.random.default_rng([model.config.seed, 2])
+        self._garble = ChecksumGarbler(model.config.garble_rate, model.config.seed, 2)
 
     def _maybe_garble(self, frame: bytes) -> bytes:
         self.replies += 1
-        if self.model.config.garble_rate and self._garble.random() < self.model.config.garble_rate:
-            return corrupt_checksum(frame)
-        return frame
+        return self._garble(frame)
 
     def handle(self, line: bytes) -> Iterable[Reply]:
         try:

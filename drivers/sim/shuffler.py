@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from bench.profiles.shuffler import ShufflerSimulator
-from drivers.line_frame import corrupt_checksum, encode_identity
+from drivers.line_frame import encode_identity
 from drivers.serial_link import FrameError
 from drivers.shuffler_protocol import (
     CARDS_PER_PAGE,
@@ -50,6 +50,7 @@ from drivers.sim.line_simulator import run_line_simulator
 from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.shuffle_models import shuffle
 from drivers.sim.state_file import load_state, save_state
+from drivers.sim.wire_faults import ChecksumGarbler
 
 TRANSACTIONS = ("MODE", "LOAD", "SHUFFLE", "DEAL", "RETURN", "UNLOAD", "CLEAR", "DOOR")
 _SHUFFLE_STREAM, _DEAL_STREAM, _UNLOAD_STREAM, _GARBLE_STREAM = 1, 2, 3, 9
@@ -353,12 +354,7 @@ class ShufflerDevice:
     def __init__(self, machine: ShufflerMachine, identity: dict[str, str]) -> None:
         self.machine = machine
         self.identity = identity
-        self._garble = np.random.default_rng([machine.config.seed, _GARBLE_STREAM])
-
-    def _line(self, frame: bytes) -> bytes:
-        if self.machine.config.garble_rate and self._garble.random() < self.machine.config.garble_rate:
-            return corrupt_checksum(frame)
-        return frame
+        self._line = ChecksumGarbler(machine.config.garble_rate, machine.config.seed, _GARBLE_STREAM)
 
     def reply(self, line: bytes) -> tuple[bytes, float]:
         """The reply frame to one request line and the delay before it is sent."""

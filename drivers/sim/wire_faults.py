@@ -14,6 +14,7 @@ from collections import Counter
 import numpy as np
 
 from bench.profiles.base import WireFaults
+from drivers.line_frame import corrupt_checksum
 
 Reply = tuple[float, bytes]
 """A simulator's reply: (delay in seconds before sending, bytes)."""
@@ -55,3 +56,18 @@ class FaultyWire:
             replies.append((delay, self._rng.integers(0, 256, int(self._rng.integers(1, 16)), dtype=np.uint8).tobytes()))
         replies.append((delay, bytes(shaped)))
         return replies
+
+
+class ChecksumGarbler:
+    """The line simulators' garbled-reply fault (their ``garble_rate``): that share of reply frames is sent
+    with a wrong checksum, drawn from a generator seeded with ``(seed, stream)``."""
+
+    def __init__(self, rate: float, seed: int, stream: int) -> None:
+        self.rate = rate
+        self._rng = np.random.default_rng([seed, stream])
+
+    def __call__(self, frame: bytes) -> bytes:
+        """``frame``, or the same frame with a corrupted checksum."""
+        if self.rate and self._rng.random() < self.rate:
+            return corrupt_checksum(frame)
+        return frame
