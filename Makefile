@@ -27,7 +27,9 @@ system-deps:
 
 setup: $(STAMP) system-deps
 
+# A laboratory creates its signing key once, deliberately (`bench keys init`); a newcomer's machine gets one here.
 certify: setup
+	@$(BIN)/bench keys show >/dev/null 2>&1 || $(BIN)/bench keys init
 	$(BIN)/bench certify --profile sim
 
 test: setup

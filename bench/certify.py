@@ -24,6 +24,8 @@ from fixtures.progress import RunProgress
 from fixtures.session import default_run_dir
 from reports.clause_verdicts import ERROR, FAIL, PASS, ClauseVerdict, exit_code
 from reports.html_matrix import render_matrix
+from reports.manifest import ManifestError, sign_run
+from reports.signing import KeyFileError, load_key
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -60,6 +62,7 @@ def run_certification(
     out: Path | None = None,
     resume: Path | None = None,
     show_progress: bool = True,
+    key_dir: Path | None = None,
 ) -> CertifyOutcome:
     """Run (or resume) a certification and judge it."""
     if resume is not None:
@@ -110,6 +113,7 @@ def run_certification(
         code = EXIT_ERROR
     console.print(f"Report: [bold]{report}[/]")
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
+    sign_evidence(console, run_dir, key_dir)  # an unsigned run keeps its verdict; verify reports it unsigned
     return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
 
 
@@ -136,3 +140,21 @@ def print_summary(console: Console, verdicts: list[ClauseVerdict]) -> None:
     uncovered = sum(1 for verdict in verdicts if not verdict.tests)
     if uncovered:
         console.print(f"{uncovered} bench clause(s) of this equipment are not covered by any suite yet (see the report).")
+
+
+def sign_evidence(console: Console, run_dir: Path, key_dir: Path | None) -> bool:
+    """Sign the run directory's manifest with the laboratory key (issue 7 §3); False when it could not be."""
+    try:
+        key = load_key(key_dir)
+    except KeyFileError as error:
+        console.print(f"[bold red]NOT SIGNED:[/] {error}. The evidence is kept, but `bench verify` will report the "
+                      "run unsigned; create the key, then sign with `bench sign RUN_DIR`.")
+        return False
+    try:
+        signed = sign_run(run_dir, key)
+    except ManifestError as error:
+        console.print(f"[bold red]NOT SIGNED:[/] {error}")
+        return False
+    console.print(f"Signed: {signed.manifest_path} ({signed.files} files, journal of {signed.journal_rows} rows, "
+                  f"key {signed.fingerprint})")
+    return True

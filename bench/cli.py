@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -13,6 +13,7 @@ from rich.table import Table
 
 from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
 from bench.catalogue.model import Testability
+from bench.cli_integrity import keys_app, sign, verify
 from bench.cli_plan import plan
 from bench.cli_read import calibrate_app, read_app
 from bench.cli_rng import rng_app
@@ -24,7 +25,10 @@ app.add_typer(sim_app, name="sim")
 app.add_typer(rng_app, name="rng")
 app.add_typer(read_app, name="read")
 app.add_typer(calibrate_app, name="calibrate")
+app.add_typer(keys_app, name="keys")
 app.command("plan")(plan)
+app.command("verify")(verify)
+app.command("sign")(sign)
 console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)
 
@@ -32,22 +36,25 @@ error_console = Console(stderr=True, soft_wrap=True)
 @app.command()
 def certify(
     profile: Annotated[str, typer.Option(help="Built-in profile name or TOML path.")] = "sim",
-    suite: Annotated[Optional[list[str]], typer.Option(help="Suite to run (e.g. roulette); repeatable. Default: all.")] = None,  # noqa: UP007
-    out: Annotated[Optional[Path], typer.Option(help="Run directory (default: runs/<profile>-<time>).")] = None,  # noqa: UP007
-    resume: Annotated[Optional[Path], typer.Option(help="Continue the run in this directory.")] = None,  # noqa: UP007
+    suite: Annotated[list[str] | None, typer.Option(help="Suite to run (e.g. roulette); repeatable. Default: all.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/<profile>-<time>).")] = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue the run in this directory.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    key_dir: Annotated[Path | None, typer.Option(help="Laboratory key directory (default: $BENCH_KEY_DIR or "
+                                                      "~/.bench/keys).")] = None,
 ) -> None:
     """Run the certification suites on the profile's rig; exit 0 pass, 1 fail, 2 error."""
     from bench.certify import run_certification
 
-    outcome = run_certification(console, profile=profile, suites=suite, out=out, resume=resume, show_progress=progress)
+    outcome = run_certification(console, profile=profile, suites=suite, out=out, resume=resume, show_progress=progress,
+                                key_dir=key_dir)
     raise typer.Exit(outcome.exit_code)
 
 
 @app.command()
 def clauses(
-    regulation: Annotated[Optional[str], typer.Option(help="Only this regulation (e.g. p217-2007).")] = None,  # noqa: UP007
-    kind: Annotated[Optional[EquipmentKind], typer.Option(help="Only clauses about this kind.")] = None,  # noqa: UP007
+    regulation: Annotated[str | None, typer.Option(help="Only this regulation (e.g. p217-2007).")] = None,
+    kind: Annotated[EquipmentKind | None, typer.Option(help="Only clauses about this kind.")] = None,
     testable: Annotated[bool, typer.Option("--testable", help="Only bench-testable clauses.")] = False,
     coverage: Annotated[bool, typer.Option("--coverage", help="For bench clauses: the suite tests citing each.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
@@ -95,7 +102,7 @@ def clauses(
 
 
 @app.command()
-def profiles(path: Annotated[Optional[Path], typer.Argument(help="Validate this profile file.")] = None) -> None:  # noqa: UP007
+def profiles(path: Annotated[Path | None, typer.Argument(help="Validate this profile file.")] = None) -> None:
     """List the built-in profiles, or validate a profile file."""
     from bench.profiles import ProfileError, builtin_profiles, load_profile
 
@@ -115,7 +122,7 @@ def profiles(path: Annotated[Optional[Path], typer.Argument(help="Validate this 
 @app.command()
 def report(
     run_dir: Annotated[Path, typer.Argument(help="Run directory.")],
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="HTML file to write.")] = None,  # noqa: UP007
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="HTML file to write.")] = None,
 ) -> None:
     """Render a run's clause matrix (HTML) from its journal."""
     from bench.journal import Journal
@@ -137,8 +144,8 @@ SIMULATOR_ALIASES = {"wheel": "roulette-wheel", "shuffler": "card-shuffler", "sl
 def sim_serve(
     kind: Annotated[str, typer.Argument(help="Equipment kind or short name: wheel, rng, shuffler, slot, jackpot, psu.")],
     profile: Annotated[str, typer.Option(help="Profile whose simulator model to use.")] = "sim",
-    name: Annotated[Optional[str], typer.Option(help="Equipment name in the profile (default: the first of KIND).")] = None,  # noqa: UP007
-    state: Annotated[Optional[Path], typer.Option(help="State file (the device's non-volatile memory).")] = None,  # noqa: UP007
+    name: Annotated[str | None, typer.Option(help="Equipment name in the profile (default: the first of KIND).")] = None,
+    state: Annotated[Path | None, typer.Option(help="State file (the device's non-volatile memory).")] = None,
 ) -> None:
     """Run one device simulator standalone and print its tty path (until Ctrl-C)."""
     from bench.profiles import ProfileError, load_profile

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -40,11 +40,11 @@ def nist(
     file: Annotated[Path, typer.Argument(help="Raw bytes (MSB first) or, with --ascii, 0/1 text.")],
     ascii_bits: Annotated[bool, typer.Option("--ascii", help="The file is ASCII '0'/'1' characters.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
-    param: Annotated[Optional[list[str]],  # noqa: UP007
+    param: Annotated[list[str] | None,
                      typer.Option(help="Override a parameter: TEST.PARAM=VALUE (repeatable).")] = None,
-    tests: Annotated[Optional[str], typer.Option(help="Comma-separated test names (default: all 15).")] = None,  # noqa: UP007
-    length: Annotated[Optional[int], typer.Option(help="Bits per sequence (default: the whole file as one).")] = None,  # noqa: UP007
-    sequences: Annotated[Optional[int], typer.Option(help="Number of sequences (default: as many as fit).")] = None,  # noqa: UP007
+    tests: Annotated[str | None, typer.Option(help="Comma-separated test names (default: all 15).")] = None,
+    length: Annotated[int | None, typer.Option(help="Bits per sequence (default: the whole file as one).")] = None,
+    sequences: Annotated[int | None, typer.Option(help="Number of sequences (default: as many as fit).")] = None,
     alpha: Annotated[float, typer.Option(help="Family-wise level of the verdict (Holm).")] = 0.01,
 ) -> None:
     """NIST SP 800-22 Rev. 1a on FILE: one sequence, or second-level analysis over several (section 4.2)."""
@@ -147,7 +147,7 @@ def outcomes(
     adjustment = adjust(family, alpha, "holm")
     passed = not adjustment.any_rejected
     document = {
-        "file": str(file), "kind": kind, "outcomes": int(len(sample.values)), "family_alpha": alpha,
+        "file": str(file), "kind": kind, "outcomes": len(sample.values), "family_alpha": alpha,
         "verdict": "PASS" if passed else "FAIL", "method": adjustment.description,
         "tests": [family[member.name].to_json() | {"name": member.name, "adjusted_p_value": member.adjusted_p_value,
                                                     "rejected": member.rejected} for member in adjustment.tests],
@@ -172,8 +172,8 @@ def outcomes(
 @rng_app.command("dieharder")
 def dieharder(
     file: Annotated[Path, typer.Argument(help="Raw generator output (bytes), streamed to dieharder -g 200.")],
-    tests: Annotated[Optional[str], typer.Option(help="Comma-separated test names or numbers (default: every test the file is long enough for).")] = None,  # noqa: UP007,E501
-    psamples: Annotated[Optional[int], typer.Option(help="dieharder -p for every test (default: each test's own).")] = None,  # noqa: UP007,E501
+    tests: Annotated[str | None, typer.Option(help="Comma-separated test names or numbers (default: every test the file is long enough for).")] = None,
+    psamples: Annotated[int | None, typer.Option(help="dieharder -p for every test (default: each test's own).")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds allowed per dieharder process.")] = 900.0,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from bench.journal import Journal
+from reports.signing import init_key
+from reports.verify import verify_run
 
 BENCH = str(Path(sys.executable).with_name("bench"))
 
@@ -24,8 +26,13 @@ def certify(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str
 
 def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    result = certify("--profile", "sim", "--out", str(run))
+    key = init_key(tmp_path / "keys")
+    result = certify("--profile", "sim", "--out", str(run), "--key-dir", str(key.directory))
     assert result.returncode == 0, result.stdout + result.stderr
+    assert f"key {key.fingerprint}" in result.stdout.replace("\n", "")
+    verification = verify_run(run, key.public)
+    assert verification.intact, verification.problems
+    assert verification.files_checked > 10
     assert "p217-2007/roleta-francesa/5" in result.stdout and "FAIL" not in result.stdout
     assert f"Report: {run / 'report.html'}" in result.stdout.replace("\n", "")
     report = (run / "report.html").read_text()
@@ -37,8 +44,10 @@ def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
 
 
 def test_biased_wheel_fails_naming_the_clause(tmp_path: Path) -> None:
-    result = certify("--profile", "sim-biased-wheel", "--out", str(tmp_path / "run"))
-    assert result.returncode == 1, result.stdout + result.stderr
+    result = certify("--profile", "sim-biased-wheel", "--out", str(tmp_path / "run"),
+                     "--key-dir", str(tmp_path / "no-key-here"))
+    assert result.returncode == 1, result.stdout + result.stderr  # an unsigned run keeps its verdict
+    assert "NOT SIGNED" in result.stdout and "bench keys init" in result.stdout
     failing = [line for line in result.stdout.splitlines() if "FAIL" in line]
     assert any("p217-2007/roleta-francesa/5" in line for line in failing), result.stdout
     assert not any("roleta-francesa/2 " in line or "roleta-francesa/13" in line for line in failing)
@@ -129,8 +138,10 @@ def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> No
         time.sleep(0.1)
     assert _processes_mentioning(state_file) == []
 
-    result = certify("--resume", str(run))
+    key = init_key(tmp_path / "keys")
+    result = certify("--resume", str(run), "--key-dir", str(key.directory))
     assert result.returncode == 0, result.stdout + result.stderr
+    assert verify_run(run, key.public).intact  # the resumed run is signed as a whole
     after = _spin_rows(run)
     assert [row[0] for row in after] == list(range(total))  # every index once
     assert after[: len(before)] == before  # nothing recorded before the kill changed or vanished
