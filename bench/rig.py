@@ -3,6 +3,9 @@
 Profile → rig → suites: the rig starts a simulator for each simulated device,
 opens each device's real driver on its connection (the simulator's tty for
 simulated devices), and closes everything, simulators included, on exit.
+A device fed by one of the profile's power supplies is opened after its supply
+is up and its output on (:mod:`bench.rig_power`); suites power-cycle it with
+:meth:`Rig.power_cycle`.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from bench.profiles.model import DiceTableEquipment, Equipment, Profile, RngEqui
 from bench.profiles.shuffler import ShufflerEquipment
 from bench.profiles.slot import SlotMachineEquipment
 from bench.rig_cameras import open_dice_table, open_wheel_camera
+from bench.rig_power import RigPower, RigSupply
 from drivers.dice_table import DiceTable
+from drivers.instruments import PowerCycleCheck, PowerSupply
 from drivers.jackpot import JackpotController, make_jackpot_controller
 from drivers.rng_source import RngSource, SerialRngSource
 from drivers.roulette import RouletteWheel, SerialRouletteWheel
@@ -82,6 +87,7 @@ class Rig:
         self.work_dir = Path(work_dir)
         self._devices: dict[str, RigDevice] = {}
         self._stack = ExitStack()
+        self.power = RigPower(profile, self.work_dir, self._stack)
 
     def device(self, name: str) -> RigDevice:
         """The named device, opened (and its simulator started) on first use."""
@@ -98,8 +104,25 @@ class Rig:
     def names_of_kind(self, kind: str) -> list[str]:
         return list(self.profile.of_kind(kind))
 
+    def power_supply_for(self, name: str) -> PowerSupply:
+        """The (opened) power supply feeding the named device; KeyError when no supply of the profile feeds it."""
+        supply = self.power.supply_for(name)
+        if supply is None:
+            raise KeyError(f"no power supply of profile {self.profile.name!r} feeds {name!r}")
+        return supply.driver
+
+    def power_cycle(self, name: str, off_s: float | None = None, *, back_within_s: float = 10.0) -> PowerCycleCheck:
+        """Power-cycle the named device through its supply, checked through the device's own driver."""
+        device = self.device(name)
+        return self.power.power_cycle(name, device.driver, off_s, back_within_s=back_within_s)
+
+    def opened_supplies(self) -> list[RigSupply]:
+        """Power supplies opened so far (each with its reported identity and wire log)."""
+        return self.power.opened_supplies()
+
     def _open(self, name: str, equipment: Equipment) -> RigDevice:
         self.work_dir.mkdir(parents=True, exist_ok=True)
+        self.power.power_up(name)  # the supply feeding the device first, its output on
         if isinstance(equipment, DiceTableEquipment):
             table = open_dice_table(equipment, self.work_dir / f"{name}.camera-state.json")
             self._stack.callback(table.close)
@@ -107,8 +130,12 @@ class Rig:
         simulator = None
         connection = equipment.connection
         if equipment.simulator is not None:
+            config = simulator_config(equipment)
+            rail = self.power.rail_for(name)
+            if rail is not None:
+                config["power_rail"] = str(rail)
             simulator = self._stack.enter_context(
-                start_simulator(equipment.kind, simulator_config(equipment), self.work_dir / f"{name}.sim-state.json")
+                start_simulator(equipment.kind, config, self.work_dir / f"{name}.sim-state.json")
             )
             port = simulator.tty_path
         else:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Self, TypeVar
 
 import serial
 
@@ -89,6 +89,8 @@ class SerialLink:
         self.wire_log = wire_log or WireLog()
         self._port: serial.SerialBase | None = None
         self._buffer = bytearray()
+        self.reconnects = 0
+        """How many times the link was closed and reopened after a link failure (evidence of disconnects)."""
 
     # -- connection ---------------------------------------------------------
 
@@ -123,7 +125,8 @@ class SerialLink:
                 self.wire_log.record("event", b"", note="closed")
 
     def reconnect(self) -> None:
-        """Close and re-open after a disconnect."""
+        """Close and re-open after a disconnect (bounded attempts; DeviceError when the port does not come back)."""
+        self.reconnects += 1
         self.wire_log.record("event", b"", note="reconnecting")
         self.close()
         self.open()
@@ -132,7 +135,7 @@ class SerialLink:
     def is_open(self) -> bool:
         return self._port is not None and self._port.is_open
 
-    def __enter__(self) -> SerialLink:
+    def __enter__(self) -> Self:
         self.open()
         return self
 
@@ -169,9 +172,14 @@ class SerialLink:
                 self._buffer.extend(chunk)
 
     def discard_input(self) -> None:
-        """Drop whatever is buffered (after a garbled exchange)."""
+        """Drop whatever is buffered (after a garbled exchange). A port that fails here (a pulled cable) is left
+        as it is: the next write fails and costs the reconnect."""
         if self._port is not None:
-            stale = bytes(self._buffer) + self._port.read(self._port.in_waiting or 0)
+            try:
+                stale = bytes(self._buffer) + self._port.read(self._port.in_waiting or 0)
+            except (serial.SerialException, OSError) as error:
+                stale = bytes(self._buffer)
+                self.wire_log.record("event", b"", note=f"cannot discard input: {error}")
             if stale:
                 self.wire_log.record("rx-discarded", stale)
         self._buffer.clear()
@@ -197,7 +205,7 @@ class SerialLink:
         for _ in range(allowed):
             try:
                 if not self.is_open:
-                    self.open()
+                    self.open()  # a port that does not come back: DeviceError naming the open attempts
                 if request is not None:
                     self.write_line(request)
                 deadline = time.monotonic() + (self.settings.timeout_s if timeout_s is None else timeout_s)

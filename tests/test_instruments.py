@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from bench.profiles.base import WireFaults
 from bench.profiles.instruments import (
     FrequencyCounterInstrument,
     Instrument,
@@ -102,7 +104,8 @@ def test_simulator_refuses_bad_settings_into_its_error_queue() -> None:
 
 
 def test_simulator_faults_are_reproducible_and_continue_after_a_restart(tmp_path: Path) -> None:
-    config = PowerSupplySimulator(seed=3, garbage_rate=0.2, flip_rate=0.2, no_reply_rate=0.1, disconnect_rate=0.1)
+    config = PowerSupplySimulator(wire_faults=WireFaults(seed=3, garbage_rate=0.2, flipped_bit_rate=0.2, silent_rate=0.1,
+                                                         disconnect_rate=0.1))
     state = tmp_path / "psu.sim-state.json"
     first = PsuModel(config, {}, None, state)
     faults = [first.receive(b"VOLT?\n").fault for _ in range(60)]
@@ -123,7 +126,8 @@ def supply(tmp_path: Path) -> Iterator[Callable[..., tuple[PsuProcess, ScpiPower
 
     def start(simulator: dict[str, Any] | None = None, *, retries: int = 3, port: int = 0,
               state: str = "psu.sim-state.json") -> tuple[PsuProcess, ScpiPowerSupply]:
-        config = {"simulator": {"seed": 5, "late_s": 0.4, **(simulator or {})}, "identity": PSU_IDENTITY}
+        faults = {"seed": 5, "late_s": 0.4, **(simulator or {})}
+        config = {"simulator": {"wire_faults": faults}, "identity": PSU_IDENTITY}
         process = start_psu_simulator(config, tmp_path / state, port=port)
         psu = open_instrument(process.resource, kind="power-supply", name="psu1", timeout_s=0.2, retries=retries,
                               wire_log=tmp_path / "psu1.wire.jsonl")
@@ -187,17 +191,29 @@ def test_garbage_is_retried_and_every_garbled_reply_counted(supply, tmp_path: Pa
 
 
 def test_flipped_bits_and_dropped_bytes_never_become_values(supply) -> None:
-    _, psu = supply({"flip_rate": 0.2, "drop_byte_rate": 0.2}, retries=6)
+    _, psu = supply({"flipped_bit_rate": 0.2, "dropped_byte_rate": 0.2}, retries=6)
     exercise(psu, 3)
     assert psu.link.garbled_replies > 0
     assert psu.link.disagreements > 0  # a corrupted reply that still parsed, caught by confirmation
 
 
 def test_lost_late_and_disconnected_replies_cost_a_timeout_and_a_reconnect(supply) -> None:
-    _, psu = supply({"no_reply_rate": 0.06, "late_rate": 0.06, "disconnect_rate": 0.06}, retries=5)
+    _, psu = supply({"silent_rate": 0.06, "late_rate": 0.06, "disconnect_rate": 0.06}, retries=5)
     exercise(psu, 2)
     assert psu.link.timeouts > 0
     assert psu.link.reconnects == psu.link.timeouts + psu.link.link_failures
+
+
+def test_a_line_silenced_longer_than_the_retry_budget_is_reported_then_the_supply_answers_again(supply) -> None:
+    """``silence`` disconnect: seed 21 draws it on the second line (``*IDN?``; the first is the driver's ``*CLS``)
+    and on none of the next six; for 1 s every line is dropped, longer than 3 attempts of 0.2 s."""
+    _, psu = supply({"seed": 21, "disconnect_rate": 0.3, "disconnect_model": "silence", "disconnect_s": 1.0},
+                    retries=1)
+    with pytest.raises(InstrumentError, match=r"identify \(\*IDN\?\)' failed after 3 attempt.*no reply within 0.2 s"):
+        psu.identify()
+    assert psu.link.timeouts == 3
+    time.sleep(1.0)
+    assert psu.identify() == InstrumentIdentity(**PSU_IDENTITY)  # the same driver, once the line is back
 
 
 def test_a_supply_that_goes_away_gives_a_clear_error_then_is_reconnected_when_back(supply) -> None:
@@ -210,7 +226,7 @@ def test_a_supply_that_goes_away_gives_a_clear_error_then_is_reconnected_when_ba
                                               r"failed after 3 attempt.*Connection refused") as error:
         psu.identify()
     assert isinstance(error.value, DeviceError)  # suites handle every device failure alike
-    restarted = start_psu_simulator({"simulator": {"seed": 5}, "identity": PSU_IDENTITY}, state, port=process.port)
+    restarted = start_psu_simulator({"simulator": {}, "identity": PSU_IDENTITY}, state, port=process.port)
     try:
         assert psu.voltage() == 7.5  # the driver reconnected on its own; the setting is non-volatile
         assert psu.link.reconnects >= 1
@@ -269,7 +285,8 @@ def test_profile_instruments_validate_and_discriminate_by_kind(tmp_path: Path) -
     ({"kind": "power-supply"}, "needs connection.resource"),
     ({"kind": "power-supply", "simulator": {}, "connection": {"resource": "x"}}, "not both"),
     ({"kind": "power-supply", "simulator": {"max_voltage": 10}, "voltage": 12}, "above the simulated"),
-    ({"kind": "power-supply", "simulator": {"garbage_rate": 0.6, "late_rate": 0.5}}, "add up to"),
+    ({"kind": "power-supply", "simulator": {"wire_faults": {"garbage_rate": 0.6, "late_rate": 0.5}}}, "add up to"),
+    ({"kind": "power-supply", "simulator": {"garbage_rate": 0.1}}, "Extra inputs"),
     ({"kind": "power-supply", "simulator": {}, "powers": ["a", "a"]}, "twice"),
     ({"kind": "frequency-counter", "simulated": True, "pulses_per_revolution": 0}, "greater than 0"),
     ({"kind": "frequency-counter", "simulated": True, "speed": 1}, "Extra inputs"),

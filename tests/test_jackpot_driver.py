@@ -25,7 +25,7 @@ from drivers.sas_progressive import SasProgressiveListener
 from drivers.serial_link import DeviceError, LinkSettings, SerialLink, WireLog
 from drivers.sim.host import start_simulator
 from drivers.sim.jackpot_rules import Hit, expected_value, minimum_start, settle
-from drivers.sim.power_rail import RailState, write_rail
+from drivers.sim.power_rail import RailState, read_rail, write_rail
 
 IDENTITY = {"manufacturer": "Acme Jackpots", "model": "JP-7", "serial": "SN-0461", "firmware": "2.0.1"}
 BET = 100  # 1 EUR jackpot bet
@@ -75,6 +75,7 @@ FLEET: dict[str, dict[str, Any]] = {
     "garbled": {"garble_rate": 0.3}, "display-lag": {"model": "display-lag", "display_lag_bets": 2},
     "volatile": {"model": "volatile"}, "railed": {"model": "volatile", "rail": True},
     "sas": {"line": "sas", "sas_interval_s": 0.05, "garble_rate": 0.3},
+    "sas-railed": {"line": "sas", "sas_interval_s": 0.05, "rail": True},
 }
 
 
@@ -112,6 +113,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Opened
         if errors:
             raise errors[0]
         devices["railed"].rail = rail  # type: ignore[attr-defined]
+        devices["sas-railed"].rail = rail  # type: ignore[attr-defined]
         yield devices
     finally:
         for device in devices.values():
@@ -292,6 +294,21 @@ def test_sas_progressive_broadcasts_are_read_and_garbled_ones_never_become_amoun
     assert listener.levels(timeout_s=2.0).keys() == {1, 2}
     with pytest.raises(DeviceError, match="no valid broadcast"):
         SasProgressiveListener(opened.link, group=7).next_broadcast(timeout_s=0.3)
+
+
+@pytest.mark.parametrize("opened", ["sas-railed"], indirect=True)
+def test_a_sas_progressive_controller_on_the_rail_broadcasts_only_while_powered(opened: Opened) -> None:
+    rail: Path = opened.rail  # type: ignore[attr-defined]
+    before = SasProgressiveListener(opened.link, group=1).next_broadcast(timeout_s=2.0).amounts[1]
+    generation = read_rail(rail).generation
+    write_rail(rail, RailState(False, 0.0, generation, time.time()))
+    time.sleep(0.15)  # a broadcast already on the line
+    opened.link.discard_input()
+    with pytest.raises(DeviceError, match="no valid broadcast"):
+        SasProgressiveListener(opened.link, group=1).next_broadcast(timeout_s=0.4)
+    write_rail(rail, RailState(True, 12.0, generation + 1, time.time()))
+    after = SasProgressiveListener(opened.link, group=1).next_broadcast(timeout_s=2.0).amounts[1]
+    assert after > before  # booted from its state file: the fair pool survived the power cycle and grows on
 
 
 def test_profile_fills_the_simulator_and_refuses_bad_setups() -> None:

@@ -131,7 +131,7 @@ def chain(tmp_path: Path) -> Iterator[Callable[..., Chain]]:
         # started from this thread: PR_SET_PDEATHSIG kills a simulator when the *thread* that started it ends
         wheel_process = start_simulator("roulette-wheel", config, wheel_state)  # dark until the rail is on
         psu_process = start_psu_simulator(
-            {"simulator": {"seed": 11, "relay_fault": relay_fault}, "identity": {}, "power_rail": str(rail)},
+            {"simulator": {"relay_fault": relay_fault}, "identity": {}, "power_rail": str(rail)},
             tmp_path / "psu1.sim-state.json",
         )
         psu = open_instrument(psu_process.resource, kind="power-supply", name="psu1", timeout_s=1.0, retries=2,

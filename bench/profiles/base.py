@@ -52,15 +52,19 @@ class EquipmentBase(Strict):
             raise ValueError("needs connection.port (real device) or a simulator table (simulated device)")
 
 
-
-
 class WireFaults(Strict):
     """Line faults a simulator injects into its replies, each the share of replies affected (seeded).
 
     ``dropped_byte_rate``: one byte of the reply is lost; ``flipped_bit_rate``: one bit is flipped
     (a checksum or CRC error); ``late_rate``: the reply comes ``late_s`` late (past the driver's
     timeout); ``garbage_rate``: random bytes arrive before the reply; ``silent_rate``: no reply at all.
-    Drivers must retry within their bounds and report; a faulty reply never becomes a value.
+    ``disconnect_rate``: after that share of replies the line goes down (the reply is lost with it) for
+    ``disconnect_s`` seconds, as when a cable is pulled and plugged back: ``disconnect_model = "hangup"``
+    (the simulator closes its side of the line, so the driver's reads and writes fail and it must
+    reconnect; a pseudo-terminal is reopened behind the same path, a socket connection is closed) or
+    ``"silence"`` (the line stays open but carries nothing either way, as a cable pulled beyond a
+    USB adapter: the driver times out).
+    Drivers must retry within their bounds, reconnect, and report; a faulty reply never becomes a value.
     """
 
     seed: int = 0
@@ -70,12 +74,21 @@ class WireFaults(Strict):
     late_s: Annotated[float, Field(gt=0.0, le=600.0)] = 5.0
     garbage_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     silent_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    disconnect_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    disconnect_model: Literal["hangup", "silence"] = "hangup"
+    disconnect_s: Annotated[float, Field(gt=0.0, le=60.0)] = 0.5
 
     @property
     def any(self) -> bool:
         """Whether any fault is injected."""
         return any((self.dropped_byte_rate, self.flipped_bit_rate, self.late_rate, self.garbage_rate,
-                    self.silent_rate))
+                    self.silent_rate, self.disconnect_rate))
+
+    @property
+    def total_rate(self) -> float:
+        """The sum of the rates (the share of replies hit when at most one fault hits a reply)."""
+        return (self.dropped_byte_rate + self.flipped_bit_rate + self.late_rate + self.garbage_rate
+                + self.silent_rate + self.disconnect_rate)
 
 
 class SimulatorBase(Strict):

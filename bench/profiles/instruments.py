@@ -17,9 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, model_validator
 
-from bench.profiles.base import Identity, Strict
-
-Rate = Annotated[float, Field(ge=0.0, lt=1.0)]
+from bench.profiles.base import Identity, SimulatorBase, Strict
 
 
 class VisaConnection(Strict):
@@ -35,41 +33,33 @@ class VisaConnection(Strict):
     retries: Annotated[int, Field(ge=0, le=10)] = 3
 
 
-class PowerSupplySimulator(Strict):
+class PowerSupplySimulator(SimulatorBase):
     """The simulated power supply's model and faults (see :mod:`drivers.sim.psu_server`).
 
     The output feeds a resistive load of ``load_ohms`` (so ``MEAS:CURR?`` reads V/R while the
     output is on, 0 A when off); ``max_voltage`` is the settable range; ``output_at_power_on``
     is the output state when the supply starts (real supplies start with it off).
 
-    Faults, each a probability per reply drawn from generators seeded with ``seed``: ``garbage_rate``
-    (a line of random bytes instead of the reply), ``flip_rate`` (one bit of the reply flipped),
-    ``drop_byte_rate`` (one byte of the reply lost), ``no_reply_rate`` (the reply never comes),
-    ``late_rate`` (the reply comes ``late_s`` seconds later, past the driver's timeout),
-    ``disconnect_rate`` (per received command: the supply closes the connection instead of acting).
+    Line faults are the ``wire_faults`` every simulator has (:class:`bench.profiles.base.WireFaults`),
+    at most one per received line here, so their rates must add up to less than 1: ``garbage_rate``
+    (random bytes before the reply), ``flipped_bit_rate``, ``dropped_byte_rate``, ``silent_rate``
+    (the reply never comes), ``late_rate`` (the reply comes ``late_s`` seconds later),
+    ``disconnect_rate`` (per received command: instead of acting on it the supply closes the
+    connection, ``hangup``, or ignores everything for ``disconnect_s``, ``silence``).
     ``relay_fault = "sticky"``: the output relay does not open, so ``OUTP OFF`` is accepted and
     ``OUTP?`` then reads 0 while the rail stays powered; only the fed equipment shows it.
     """
 
-    seed: int = 20070226
     load_ohms: PositiveFloat = 40.0
     max_voltage: PositiveFloat = 30.0
     output_at_power_on: bool = False
-    garbage_rate: Rate = 0.0
-    flip_rate: Rate = 0.0
-    drop_byte_rate: Rate = 0.0
-    no_reply_rate: Rate = 0.0
-    late_rate: Rate = 0.0
-    late_s: Annotated[float, Field(ge=0.0, le=60.0)] = 5.0
-    disconnect_rate: Rate = 0.0
     relay_fault: Literal["none", "sticky"] = "none"
 
     @model_validator(mode="after")
     def _rates_leave_room_for_good_replies(self) -> PowerSupplySimulator:
-        total = (self.garbage_rate + self.flip_rate + self.drop_byte_rate + self.no_reply_rate + self.late_rate
-                 + self.disconnect_rate)
+        total = self.wire_faults.total_rate
         if total >= 1.0:
-            raise ValueError(f"fault rates add up to {total:g}: they must leave some replies intact (sum < 1)")
+            raise ValueError(f"wire_faults rates add up to {total:g}: they must leave some replies intact (sum < 1)")
         return self
 
 

@@ -47,6 +47,7 @@ from drivers.sas_transport import escape_message
 from drivers.serial_link import FrameError
 from drivers.sim.jackpot_rules import UNITS_PER_CENT, Hit, contribution_units, format_percent, settle
 from drivers.sim.line_simulator import parse_simulator_arguments, run_line_simulator
+from drivers.sim.power_rail import PoweredDevice
 from drivers.sim.pty_server import Handler, Reply, serve_bytes
 from drivers.sim.state_file import load_state, save_state
 from drivers.sim.wire_faults import ChecksumGarbler
@@ -284,9 +285,19 @@ def main(argv: list[str] | None = None) -> int:
     simulator = JackpotSimulator.model_validate(config["simulator"])
     if simulator.line != "sas":
         return run_line_simulator(description, JackpotSimulator, boot, argv)
-    broadcaster = SasBroadcaster(JackpotMachine(simulator, state))
-    serve_bytes(broadcaster.handle, tick=broadcaster.tick, tick_interval_s=simulator.sas_interval_s,
-                faults=simulator.wire_faults)
+    rail = config.get("power_rail")
+    if not rail:
+        broadcaster = SasBroadcaster(JackpotMachine(simulator, state))
+        serve_bytes(broadcaster.handle, tick=broadcaster.tick, tick_interval_s=simulator.sas_interval_s,
+                    faults=simulator.wire_faults)
+        return 0
+    fed = PoweredDevice(lambda: SasBroadcaster(JackpotMachine(simulator, state)), rail)  # dark while unpowered
+
+    def tick() -> list[Reply]:
+        broadcaster = fed.current()
+        return [] if broadcaster is None else broadcaster.tick()
+
+    serve_bytes(lambda _chunk: [], tick=tick, tick_interval_s=simulator.sas_interval_s, faults=simulator.wire_faults)
     return 0
 
 

@@ -10,10 +10,12 @@ supply on the lab network. The config is ``{"simulator": PowerSupplySimulator, "
 {...}, "power_rail": "<path>"}``. Its output drives the power rail (:mod:`drivers.sim.power_rail`)
 that the simulated devices it feeds read, so switching the output off really silences them.
 
-Faults (rates per received line, each line's draw from a generator seeded ``(seed, n)`` where
-``n`` counts the lines the supply has received, kept in the state file so a restarted supply
-continues reproducibly): garbage, a flipped bit, a dropped byte, no reply, a late reply, a
-disconnect, and the ``sticky`` output relay. Non-volatile state: the voltage setting and ``n``.
+Faults: the simulator's ``wire_faults`` (:class:`bench.profiles.base.WireFaults`), at most one per
+received line, each line's draw from a generator seeded ``(wire_faults.seed, n)`` where ``n``
+counts the lines the supply has received, kept in the state file so a restarted supply continues
+reproducibly: garbage before the reply, a flipped bit, a dropped byte, no reply, a late reply, a
+disconnect (the connection closed, or everything ignored for ``disconnect_s``); and the
+``sticky`` output relay. Non-volatile state: the voltage setting and ``n``.
 The SCPI subset and the faults are described in ``docs/protocols/scpi-instruments.md``.
 """
 
@@ -25,6 +27,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -86,6 +89,8 @@ class PsuModel:
     def __init__(self, config: PowerSupplySimulator, identity: dict[str, str], rail: PowerRail | None,
                  state_file: Path | None = None) -> None:
         self.config = config
+        self.faults = config.wire_faults
+        self.silent_until = 0.0  # monotonic time until which a ``silence`` disconnect drops every line
         self.identity = {**DEFAULT_IDENTITY, **{key: value for key, value in identity.items() if value}}
         self.rail = rail
         self.state_file = state_file
@@ -222,13 +227,21 @@ class PsuModel:
         save_state(self.state_file, {"voltage": self.voltage, "received": self.received})
 
     def receive(self, raw: bytes) -> Action:
-        """One received line: draw its fault, execute it (unless the connection drops), shape the reply."""
+        """One received line: draw its fault, execute it (unless the line goes down), shape the reply.
+
+        A line that arrives while the line is silenced (a ``silence`` disconnect) never reaches the supply.
+        """
+        if time.monotonic() < self.silent_until:
+            return Action(fault="silenced")
         self.received += 1
-        rng = np.random.default_rng([self.config.seed, self.received])
+        rng = np.random.default_rng([self.faults.seed, self.received])
         self._save()
-        c = self.config
+        f = self.faults
         u = float(rng.random())
-        if u < c.disconnect_rate:
+        if u < f.disconnect_rate:
+            if f.disconnect_model == "silence":
+                self.silent_until = time.monotonic() + f.disconnect_s
+                return Action(fault="silence")
             return Action(disconnect=True, fault="disconnect")
         try:
             line = raw.decode("ascii")
@@ -239,17 +252,17 @@ class PsuModel:
         if reply is None:
             return Action()
         data = (reply + "\n").encode("ascii")
-        edges = np.cumsum([c.disconnect_rate, c.no_reply_rate, c.late_rate, c.garbage_rate, c.flip_rate,
-                           c.drop_byte_rate])
+        edges = np.cumsum([f.disconnect_rate, f.silent_rate, f.late_rate, f.garbage_rate, f.flipped_bit_rate,
+                           f.dropped_byte_rate])
         fault = ["no-reply", "late", "garbage", "flip", "drop-byte", "none"][int(np.searchsorted(edges, u, "right")) - 1]
         if fault == "no-reply":
             return Action(fault=fault)
         if fault == "late":
-            return Action(reply=data, delay_s=c.late_s, fault=fault)
-        if fault == "garbage":
+            return Action(reply=data, delay_s=f.late_s, fault=fault)
+        if fault == "garbage":  # random bytes (never a line end) before the reply: one unreadable line
             noise = rng.integers(0, 256, size=int(rng.integers(4, 24)), dtype=np.uint8)
             noise[noise == ord("\n")] = ord("~")
-            return Action(reply=noise.tobytes() + b"\n", fault=fault)
+            return Action(reply=noise.tobytes() + data, fault=fault)
         if fault == "flip":
             corrupted = bytearray(data)
             corrupted[int(rng.integers(len(corrupted)))] ^= 1 << int(rng.integers(8))

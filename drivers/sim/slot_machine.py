@@ -10,7 +10,9 @@ inserted whenever the credits do not cover a bet), games played / won / lost, cu
 Games are drawn in blocks of :data:`BLOCK` from a generator seeded ``(seed, block)``; the game
 counter (the RNG position) is always kept in the state file, so a restarted machine continues
 reproducibly. The meters are kept there too (non-volatile), except under ``volatile-meters``,
-where a power cycle (process restart) loses them. ``dropped-meter`` lets one meter miss its
+where a power cycle loses them: a process restart, or, for a machine fed by a simulated power
+supply (``power_rail`` in the config, :mod:`drivers.sim.power_rail`), the supply's output going off
+and on. While the rail is off the machine is dark: it neither answers nor plays. ``dropped-meter`` lets one meter miss its
 increment in a share of games; ``low-return`` plays a PAR sheet under 80 %.
 """
 
@@ -31,6 +33,7 @@ from bench.profiles.slot import SlotSimulator
 from drivers import sas_protocol as sas
 from drivers.sas_protocol import Command, FrameError, MachineInfo
 from drivers.sas_transport import Unescaper, escape_reply
+from drivers.sim.power_rail import PoweredDevice
 from drivers.sim.pty_server import Reply, serve_bytes
 from drivers.sim.state_file import load_state, save_state
 from rng_tests.fairness.slots import random_stops, spin_wins
@@ -271,16 +274,42 @@ class SasMachineSimulator:
         return []
 
 
+def boot(config: SlotSimulator, identity: dict[str, str], state_file: Path | None) -> SasMachineSimulator:
+    """The machine as it is after a power-up: loaded from its state file (non-volatile memory). The meters and
+    credits come back, except under ``volatile-meters``; play resumes if it was enabled; the exception queue
+    holds "AC power applied" (0x17)."""
+    model = SlotModel(config, state_file)
+    model.save()
+    return SasMachineSimulator(model, identity)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Simulated slot machine (SAS, pty escape framing)")
-    parser.add_argument("--config", required=True, help="JSON: simulator model (with PAR sheet) and identity")
+    parser.add_argument("--config", required=True,
+                        help="JSON: simulator model (with PAR sheet), identity, optional power_rail")
     parser.add_argument("--state", type=Path, default=None, help="state file (game counter, meters)")
     args = parser.parse_args(argv)
     config = json.loads(args.config)
-    model = SlotModel(SlotSimulator.model_validate(config["simulator"]), args.state)
-    model.save()
-    simulator = SasMachineSimulator(model, config.get("identity", {}))
-    serve_bytes(simulator.handle, tick=simulator.tick, tick_interval_s=0.02, faults=model.config.wire_faults)
+    simulator = SlotSimulator.model_validate(config["simulator"])
+    identity = config.get("identity", {})
+    rail = config.get("power_rail")
+    if not rail:
+        machine = boot(simulator, identity, args.state)
+        serve_bytes(machine.handle, tick=machine.tick, tick_interval_s=0.02, faults=simulator.wire_faults)
+        return 0
+    # fed by a simulated power supply: dark while the rail is off (no reply, no play), booted again from the
+    # state file after every loss of power; the handler and the tick share the one device
+    fed = PoweredDevice(lambda: boot(simulator, identity, args.state), rail)
+
+    def handle(chunk: bytes) -> Iterable[Reply]:
+        machine = fed.current()
+        return [] if machine is None else machine.handle(chunk)
+
+    def tick() -> Iterable[Reply]:
+        machine = fed.current()
+        return [] if machine is None else machine.tick()
+
+    serve_bytes(handle, tick=tick, tick_interval_s=0.02, faults=simulator.wire_faults)
     return 0
 
 

@@ -1,10 +1,13 @@
-"""Line faults injected into a simulator's replies: dropped bytes, flipped bits, late replies, garbage, silence.
+"""Line faults injected into a simulator's replies: dropped bytes, flipped bits, late replies, garbage, silence,
+disconnects.
 
 A real serial line loses and corrupts bytes; a device answers late or not at all. A simulator
 configured with :class:`bench.profiles.base.WireFaults` shapes each reply it sends through
 :class:`FaultyWire`, so the drivers' retries and their reports are exercised on the very bytes
 a driver reads. Each fault is drawn independently per reply from a generator seeded with the
-faults' ``seed``: the same run gives the same faults.
+faults' ``seed``: the same run gives the same faults. A disconnect (the line going down after a
+reply, which is lost with it) is drawn by :meth:`FaultyWire.disconnects` and carried out by the
+server (:func:`drivers.sim.pty_server.serve_bytes`), which owns the line.
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ class FaultyWire:
 
     def _hit(self, rate: float) -> bool:
         return bool(rate) and bool(self._rng.random() < rate)
+
+    def disconnects(self) -> bool:
+        """Whether the line goes down after the replies now due (one draw per batch of replies, counted)."""
+        if self._hit(self.faults.disconnect_rate):
+            self.injected["disconnect"] += 1
+            return True
+        return False
 
     def shape(self, reply: Reply) -> list[Reply]:
         """The reply as the line delivers it: possibly damaged, delayed, preceded by garbage, or gone."""
