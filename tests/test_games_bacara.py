@@ -27,6 +27,7 @@ from bench.games.bacara import (
     settle,
 )
 from bench.games.cards import DECK_52, Card, parse_cards
+from bench.games.stakes import Settlement
 
 # The banca's rows of the table of p217-2007/bacara-ponto-e-banca/13 as printed: point -> (third cards on
 # which it draws, third cards on which it stands); "10" is every card worth 0.
@@ -101,16 +102,16 @@ def _coup(ponto: str, banca: str) -> Coup:
 
 def test_prizes():
     ponto_wins, banca_wins, tie = _coup("4S 5D", "2C 5H"), _coup("2C 5H", "4S 5D"), _coup("4S 3D", "4C 3H")
-    assert settle(Chance.PONTO, 1000, ponto_wins) == 1000  # /17: 1 to 1
-    assert settle(Chance.BANCA, 1000, ponto_wins) == -1000
-    assert settle(Chance.BANCA, 1000, banca_wins) == 950  # /20.a: 5 % deducted
-    assert settle(Chance.BANCA, 1000, banca_wins, Commission.NONE) == 1000
-    assert settle(Chance.PONTO, 1000, tie) == settle(Chance.BANCA, 1000, tie) == 0  # /18: bets stay
-    assert settle(Chance.EMPATE, 1000, tie) == 8000  # /18: 8 to 1
-    assert settle(Chance.EMPATE, 1000, ponto_wins) == -1000
+    assert settle(Chance.PONTO, 1000, ponto_wins).net == 1000  # /17: 1 to 1
+    assert settle(Chance.BANCA, 1000, ponto_wins).net == -1000
+    assert settle(Chance.BANCA, 1000, banca_wins).net == 950  # /20.a: 5 % deducted
+    assert settle(Chance.BANCA, 1000, banca_wins, Commission.NONE).net == 1000
+    assert settle(Chance.PONTO, 1000, tie).net == settle(Chance.BANCA, 1000, tie).net == 0  # /18: bets stay
+    assert settle(Chance.EMPATE, 1000, tie).net == 8000  # /18: 8 to 1
+    assert settle(Chance.EMPATE, 1000, ponto_wins).net == -1000
     pairs = _coup("4S 4D", "KC KH")  # pairs of ranks
-    assert settle(Chance.PAR_PONTO, 1000, pairs) == settle(Chance.PAR_BANCA, 1000, pairs) == 11_000  # /19
-    assert settle(Chance.PAR_BANCA, 1000, _coup("4S 4D", "KC QH")) == -1000  # K-Q: same value, not a pair
+    assert settle(Chance.PAR_PONTO, 1000, pairs).net == settle(Chance.PAR_BANCA, 1000, pairs).net == 11_000  # /19
+    assert settle(Chance.PAR_BANCA, 1000, _coup("4S 4D", "KC QH")).net == -1000  # K-Q: same value, not a pair
     with pytest.raises(ValueError, match="unknown bacará chance 'DRAGON'"):
         settle("DRAGON", 1000, tie)
 
@@ -119,8 +120,8 @@ def test_half_commission_on_a_banca_five():
     """/20.b: 50 % deducted when the banca wins with 5, nothing otherwise."""
     stood_on_five = _coup("TS 4D 9C", "AH 4D")  # ponto 4 draws 9 (13 = 3); banca 5 against 9 stands
     assert (stood_on_five.banca_points, stood_on_five.winner) == (5, Side.BANCA)
-    assert settle(Chance.BANCA, 1001, stood_on_five, Commission.HALF_ON_FIVE) == Fraction(1001, 2)
-    assert settle(Chance.BANCA, 1000, _coup("TS 4D 9C", "AH 5D"), Commission.HALF_ON_FIVE) == 1000
+    assert settle(Chance.BANCA, 1001, stood_on_five, Commission.HALF_ON_FIVE).net == Fraction(1001, 2)
+    assert settle(Chance.BANCA, 1000, _coup("TS 4D 9C", "AH 5D"), Commission.HALF_ON_FIVE).net == 1000
 
 
 def test_exact_odds_of_an_eight_deck_shoe():
@@ -147,7 +148,7 @@ def test_pair_edge_over_every_first_two_cards():
         for second in range(2, 15):
             ways = 32 * (32 - (first == second))
             coup = Coup((Card(first, "S"), Card(second, "H")), (Card(2, "C"), Card(3, "C")))
-            expected += ways * settle(Chance.PAR_PONTO, 1, coup)
+            expected += ways * settle(Chance.PAR_PONTO, 1, coup).net
     assert expected / (416 * 415) == Fraction(-43, 415)
 
 
@@ -159,8 +160,27 @@ def test_stake_limits_ponto_e_banca():
         check_stake(Chance.EMPATE, 100, 100, 1600)
     with pytest.raises(ValueError, match="8 x"):
         check_stake(Chance.PAR_PONTO, 100, 100, 900)
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="below the minimum"):
         check_stake(Chance.PONTO, 50, 100, 7000)
+    with pytest.raises(ValueError, match="whole number of cents"):
+        check_stake(Chance.PONTO, Fraction(100), 100, 7000)
+
+
+@pytest.mark.parametrize(("chance", "ratio"), [(Chance.PONTO, 70), (Chance.BANCA, 70), (Chance.EMPATE, 15),
+                                             (Chance.PAR_PONTO, 8), (Chance.PAR_BANCA, 8)])
+def test_stake_limits_are_the_text_through_the_stakes_table(chance, ratio):
+    """/21: 70, 15 and 8 times the minimum; check_stake reads them from bench.games.stakes (clause in the error)."""
+    check_stake(chance, 100, 100, ratio * 100)
+    with pytest.raises(ValueError, match=f"exceeds {ratio} x .*p217-2007/bacara-ponto-e-banca/21"):
+        check_stake(chance, 100, 100, ratio * 100 + 1)
+
+
+def test_settlements_are_stake_settlements():
+    """A tie leaves ponto and banca bets in place: a push, stake returned (/18)."""
+    tie = _coup("4S 3D", "4C 3H")
+    assert settle(Chance.PONTO, 1000, tie) == Settlement.push(1000)
+    assert settle(Chance.BANCA, 1000, _coup("2C 5H", "4S 5D")) == Settlement.win(1000, 950)
+    assert settle(Chance.EMPATE, 1000, _coup("4S 5D", "2C 5H")) == Settlement.lose(1000)
 
 
 def test_macau_limits():
@@ -173,6 +193,13 @@ def test_macau_limits():
         check_macau_table(0, 0, 0, 0, 4_001, 50_000)  # /25
     with pytest.raises(ValueError, match="less than the minimum"):
         check_macau_player(1000, 950, 100)  # /11
+    check_macau_player(1000, 900, 100)
+    with pytest.raises(ValueError, match="tie total must not be negative"):
+        check_macau_table(0, 0, -1, 0, 0, 50_000)
+    with pytest.raises(ValueError, match="maximum difference must be positive"):
+        check_macau_table(0, 0, 0, 0, 0, 0)
+    with pytest.raises(ValueError, match="minimum must be an int number of cents .*never a float"):
+        check_macau_player(1000, 900, 100.0)
 
 
 def test_chemin_de_fer_is_the_same_tableau_with_three_choices():

@@ -25,6 +25,7 @@ from bench.games.blackjack import (
     special_prize,
 )
 from bench.games.cards import DECK_52
+from bench.games.stakes import LIMIT_TABLES, Settlement
 
 
 @pytest.mark.parametrize(("cards", "value", "soft"), [
@@ -96,7 +97,7 @@ def test_double_on_nine_ten_eleven_one_card():
     assert not can_double("TS 2D") and not can_double("5S 3D")  # blackjack/29: 9, 10 or 11 only
     assert can_double("TS 2D", replace(SRIJ_805_2015, double_totals=None))
     doubled = settle_hand("6S 4D TC", "TS 8D", 1000, doubled=True)
-    assert (doubled.stake, doubled.net) == (2000, 2000)
+    assert (doubled.staked, doubled.net) == (2000, 2000)
     with pytest.raises(ValueError, match="doubled hand"):
         settle_hand("TS 2D 5C", "TS 8D", 1000, doubled=True)
     with pytest.raises(ValueError, match="doubled hand"):
@@ -123,8 +124,8 @@ def test_split_rules():
 
 
 def test_insurance_pays_two_to_one():
-    assert settle_insurance(500, 1000, "AS KD") == 1000  # blackjack/33
-    assert settle_insurance(500, 1000, "AS 7D") == -500
+    assert settle_insurance(500, 1000, "AS KD").net == 1000  # blackjack/33
+    assert settle_insurance(500, 1000, "AS 7D").net == -500
     with pytest.raises(ValueError, match="more than half"):
         settle_insurance(501, 1000, "AS KD")
     with pytest.raises(ValueError, match="only against a dealer ace"):
@@ -153,13 +154,42 @@ def test_special_prize_6_7_8_suited_and_7_7_7():
 
 def test_stake_limits():
     check_bet(3000, 100, 3000, P217_2007)
-    with pytest.raises(ValueError, match="30 times"):
+    with pytest.raises(ValueError, match="exceeds 30 x the minimum"):
         check_bet(100, 100, 3100, P217_2007)  # blackjack/37
-    with pytest.raises(ValueError, match="multiple of the minimum"):
+    with pytest.raises(ValueError, match="not a whole multiple of the minimum 100 \\(p217-2007/blackjack/14\\)"):
         check_bet(150, 100, 3000, P217_2007)  # blackjack/14
     check_bet(150, 100, 10_000, SRIJ_805_2015)  # srij-805-2015/9, /11
-    with pytest.raises(ValueError, match="100 times"):
+    with pytest.raises(ValueError, match="exceeds 100 x the minimum"):
         check_bet(150, 100, 10_001, SRIJ_805_2015)
+    # /14 "igual ao mínimo ... ou múltiplo dele, até atingir o máximo": the maximum itself is a multiple.
+    with pytest.raises(ValueError, match="maximum 2950 is not a whole multiple"):
+        check_bet(100, 100, 2950, P217_2007)
+    check_bet(150, 100, 2950, SRIJ_805_2015)
+    with pytest.raises(ValueError, match="whole number of cents"):
+        check_bet(Fraction(300), 100, 3000, P217_2007)
+
+
+def test_stake_limits_are_the_stakes_tables():
+    """One source: the rules carry the tables of bench.games.stakes, whose ratios are the texts' (30, 100)."""
+    assert P217_2007.limits is LIMIT_TABLES["p217-2007/blackjack"]
+    assert SRIJ_805_2015.limits is LIMIT_TABLES["srij-805-2015/blackjack"]
+    for rules in (P217_2007, SRIJ_805_2015):
+        ratio = rules.limits.limit("aposta").max_multiple
+        check_bet(500, 500, ratio * 500, rules)
+        with pytest.raises(ValueError, match=f"exceeds {ratio} x"):
+            check_bet(500, 500, ratio * 500 + 100, rules)
+
+
+def test_hand_settlements_are_stake_settlements():
+    """A hand is a stakes.Settlement of its main bet (stake conserved) plus outcome and special prize."""
+    surrendered = settle_hand("TS 6D", "9C", 1001, surrendered=True)
+    assert isinstance(surrendered, Settlement)
+    assert (surrendered.decision, surrendered.returned, surrendered.lost) == ("lose", Fraction(1001, 2),
+                                                                               Fraction(1001, 2))
+    assert settle_hand("TS 8D", "TC 8H", 1000).decision == "push"
+    won = settle_hand("6S 4D TC", "TS 8D", 1000, doubled=True)
+    assert (won.decision, won.prize, won.paid) == ("win", 2000, 4000)
+    assert settle_insurance(500, 1000, "AS KD") == Settlement.win(500, 1000)
 
 
 @settings(max_examples=300, deadline=None)
@@ -169,7 +199,7 @@ def test_settlement_never_loses_more_than_the_stake(cards, bet):
     player = cards[:2]
     dealer = dealer_play(cards[2:4], cards[4:])
     result = settle_hand(player, dealer, bet)
-    assert -result.stake <= result.net <= Fraction(3 * bet, 2)
+    assert -result.staked <= result.net <= Fraction(3 * bet, 2)
     assert result.paid_back >= 0
 
 

@@ -15,6 +15,7 @@ from bench.games.poquer_sem_descarte import (
     settle,
     settle_jackpot,
 )
+from bench.games.stakes import LIMIT_TABLES, Settlement
 from drivers.sim import jackpot_rules
 
 C = Category
@@ -39,15 +40,15 @@ TEXT_PRIZES = [
 def test_pay_table_of_the_texts(player, category, multiple):
     result = settle(1000, player, DEALER_PAIR)
     assert result.result is Result.WIN and result.category is category
-    assert result.ante_net == 1000  # ante paid 1 to 1 (p461-2001/18, srij-803-2015/28.b)
-    assert result.bet_net == multiple * 2000  # second bet = 2 x ante, paid at the multiple (srij-803-2015/28.a)
+    assert result.ante.net == 1000  # ante paid 1 to 1 (p461-2001/18, srij-803-2015/28.b)
+    assert result.bet.net == multiple * 2000  # second bet = 2 x ante, paid at the multiple (srij-803-2015/28.a)
     assert PAY_TABLE[category] == multiple
 
 
 def test_high_card_win_pays_one_to_one():
     """Cartas maiores: the dealer's ace-king qualifies and loses to ace-king-queen (p461-2001/6.j)."""
     result = settle(500, "AS KD QC 5H 3S", "AH KC JD 9S 2C")
-    assert (result.result, result.ante_net, result.bet_net) == (Result.WIN, 500, 1000)
+    assert (result.result, result.ante.net, result.bet.net) == (Result.WIN, 500, 1000)
 
 
 def test_dealer_qualification_with_ace_king():
@@ -60,20 +61,20 @@ def test_dealer_qualification_with_ace_king():
 
 def test_dealer_not_qualified_pays_the_ante_and_returns_the_bet():
     result = settle(1000, "2S 3D 5C 8H 9S", "AH QC JD 7S 6C")  # the player would lose to the dealer
-    assert (result.result, result.ante_net, result.bet_net) == (Result.DEALER_NOT_QUALIFIED, 1000, 0)
+    assert (result.result, result.ante.net, result.bet.net) == (Result.DEALER_NOT_QUALIFIED, 1000, 0)
 
 
 def test_fold_lose_tie():
     assert settle(1000, "AS AD 8H 6S 3C", DEALER_PAIR, folded=True).net == -1000  # p461-2001/17
     lost = settle(1000, "2S 3D 5C 8H 9S", "AH KC JD 7S 6C")
-    assert (lost.result, lost.ante_net, lost.bet_net) == (Result.LOSE, -1000, -2000)  # p461-2001/18
+    assert (lost.result, lost.ante.net, lost.bet.net) == (Result.LOSE, -1000, -2000)  # p461-2001/18
     tie = settle(1000, "AS KD 9C 5H 3S", "AH KC 9D 5S 3D")  # equal ranks, no three of a suit on either
     assert (tie.result, tie.net) == (Result.TIE, 0)  # "conserva a sua aposta" (p461-2001/6)
 
 
 def test_three_of_the_same_colour_decides_equal_high_cards():
     won = settle(1000, "AS KS 9S 5H 3D", "AH KC 9D 5C 3H")
-    assert won.result is Result.WIN and won.bet_net == 2000
+    assert won.result is Result.WIN and won.bet.net == 2000
     assert settle(1000, "AH KC 9D 5C 3H", "AS KS 9S 5H 3D").result is Result.LOSE
 
 
@@ -86,10 +87,28 @@ def test_bad_inputs():
 
 def test_ante_limits():
     check_ante(2500, 100, 2500)
-    with pytest.raises(ValueError, match="25 times"):
+    with pytest.raises(ValueError, match="exceeds 25 x the minimum"):
         check_ante(100, 100, 2600)  # p461-2001/14, srij-803-2015/18
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="below the minimum"):
         check_ante(50, 100, 2500)
+    for regulation in ("p461-2001", "p217-2007", "srij-803-2015"):  # one table per text, all 25x
+        assert LIMIT_TABLES[f"{regulation}/poquer-sem-descarte"].limit("aposta-inicial").max_multiple == 25
+        check_ante(100, 100, 2500, regulation)
+        with pytest.raises(ValueError, match=f"{regulation}/poquer-sem-descarte/1[48]"):
+            check_ante(100, 100, 2501, regulation)
+    with pytest.raises(ValueError, match="no stake limits"):
+        check_ante(100, 100, 2500, "p217-2008")
+
+
+def test_a_round_is_two_stake_settlements():
+    """Ante and second bet are each a stakes.Settlement: the unqualified dealer's second bet is returned
+    (p461-2001/18), a fold never made the second bet (p461-2001/17)."""
+    unqualified = settle(1000, "2S 3D 5C 8H 9S", "AH QC JD 7S 6C")
+    assert (unqualified.ante, unqualified.bet) == (Settlement.win(1000, 1000), Settlement.push(2000))
+    folded = settle(1000, "AS AD 8H 6S 3C", DEALER_PAIR, folded=True)
+    assert (folded.ante, folded.bet) == (Settlement.lose(1000), None)
+    won = settle(1000, "9H 8H 7H 6H 5H", DEALER_PAIR)
+    assert won.bet == Settlement.win(2000, 100_000) and won.net == 101_000
 
 
 # -- jackpot (p461-2001/poquer-sem-descarte/9-12) ----------------------------------------------------------------

@@ -91,9 +91,32 @@ def test_money_is_exact_and_settlements_conserve_the_stake() -> None:
             s.as_money(bad)
     with pytest.raises(ValueError, match="negative"):
         s.as_money(-1)
+    assert s.as_money(0) == 0
+    with pytest.raises(ValueError, match="stake must be positive"):
+        s.as_money(0, positive=True)
+    assert s.as_money(300, whole=True) == 300
+    with pytest.raises(ValueError, match="chips must be a whole number of cents"):
+        s.as_money(Fraction(300), "chips", whole=True)
     with pytest.raises(ValueError, match="does not conserve"):
         s.Settlement("win", Fraction(100), Fraction(100), Fraction(50), Fraction(0))
     win = s.Settlement.win(100, Fraction(50))
     assert (win.net, win.paid) == (50, 150)
     assert (s.Settlement.lose(100).net, s.Settlement.lose(100).paid) == (-100, 0)
     assert s.Settlement.push(100).paid == 100 and s.Settlement.push(100).decision == "push"
+    assert s.Settlement.lose(100, 40) == s.Settlement("lose", Fraction(100), Fraction(0), Fraction(60), Fraction(40))
+    with pytest.raises(ValueError, match="more than the stake"):
+        s.Settlement.lose(100, 101)
+
+
+def test_bet_limits_and_raising_the_violations() -> None:
+    """check_bet_limits = the table's maximum against the ratio, then the stake; raise_violations names each clause."""
+    bacara = s.LIMIT_TABLES["p217-2007/bacara-ponto-e-banca"]
+    assert s.check_bet_limits(bacara, "empate", 1500, 100, 1500) == ()
+    found = s.check_bet_limits(bacara, "empate", 1600, 100, 1600)
+    assert [v.message for v in found] == ["maximum 1600 exceeds 15 x the minimum 100 = 1500"]
+    s.raise_violations(())
+    with pytest.raises(ValueError, match=r"^empate: maximum 1600 exceeds .* \(p217-2007/bacara-ponto-e-banca/21\)$"):
+        s.raise_violations(found)
+    two = s.check_bet_limits(bacara, "ponto", 50, 100, 8000)
+    with pytest.raises(ValueError, match="exceeds 70 x.*; ponto: stake 50 is below the minimum 100"):
+        s.raise_violations(two)

@@ -16,10 +16,13 @@ non-banked game).
   ("a mesma denominação", same rank) pays 11 to 1 (/19); the concession takes either 5 % of the
   banca's wins or 50 % of the banca's wins on a point of 5 (/20).
 * Stakes, ponto e banca: maximum 70 times the minimum on ponto and banca, 15 on the tie, 8 on the
-  pairs (bacara-ponto-e-banca/21). Macau: no individual maximum (bacara-macau/21); a player on
-  both sides must keep them at least a minimum apart (/11); the table's ponto and banca totals
+  pairs (bacara-ponto-e-banca/21), the table ``p217-2007/bacara-ponto-e-banca`` of
+  :data:`bench.games.stakes.LIMIT_TABLES`. Macau: no individual maximum (bacara-macau/21); a player
+  on both sides must keep them at least a minimum apart (/11); the table's ponto and banca totals
   differ by at most the approved maximum, the tie total is at most 10 % and each pair total at
   most 8 % of it (/22-/25).
+* Every settlement is a :class:`bench.games.stakes.Settlement`; a tie leaves ponto and banca bets
+  in place (a push).
 
 Chemin de fer uses **the same tableau with three choices left to the players**: the ponto may draw
 or stand on 5 (chemin-de-fer/64.d), and the banker may draw or stand on 3 against a third card
@@ -37,6 +40,7 @@ from fractions import Fraction
 import numpy as np
 
 from bench.games.cards import ACE, Card, parse_cards
+from bench.games.stakes import LIMIT_TABLES, Settlement, as_money, check_bet_limits, raise_violations
 
 __all__ = [
     "BANKER_DRAWS",
@@ -208,56 +212,55 @@ class Commission(StrEnum):
 
 
 def settle(chance: Chance | str, stake_cents: int, coup: Coup, commission: Commission = Commission.FIVE_PERCENT
-           ) -> Fraction:
-    """The player's net gain (negative: loss) on ``stake_cents`` bet on ``chance`` (bacara-ponto-e-banca/17-20)."""
+           ) -> Settlement:
+    """``stake_cents`` bet on ``chance`` settled on ``coup`` (bacara-ponto-e-banca/17-20)."""
     try:
         chance = Chance(chance)
     except ValueError:
         raise ValueError(f"unknown bacará chance {chance!r} (one of {', '.join(Chance)})") from None
-    if isinstance(stake_cents, bool) or not isinstance(stake_cents, int) or stake_cents <= 0:
-        raise ValueError(f"stake must be a positive whole number of cents, got {stake_cents!r}")
-    stake = Fraction(stake_cents)
+    stake = as_money(stake_cents, "stake", positive=True, whole=True)
     winner = coup.winner
     if chance is Chance.EMPATE:
-        return 8 * stake if winner is Side.EMPATE else -stake
+        return Settlement.win(stake, 8 * stake) if winner is Side.EMPATE else Settlement.lose(stake)
     if chance is Chance.PAR_PONTO:
-        return 11 * stake if coup.ponto_pair else -stake
+        return Settlement.win(stake, 11 * stake) if coup.ponto_pair else Settlement.lose(stake)
     if chance is Chance.PAR_BANCA:
-        return 11 * stake if coup.banca_pair else -stake
+        return Settlement.win(stake, 11 * stake) if coup.banca_pair else Settlement.lose(stake)
     if winner is Side.EMPATE:
-        return Fraction(0)
+        return Settlement.push(stake)
     if winner.value != chance.value:
-        return -stake
+        return Settlement.lose(stake)
     if chance is Chance.BANCA and commission is Commission.FIVE_PERCENT:
-        return stake * Fraction(95, 100)
+        return Settlement.win(stake, stake * Fraction(95, 100))
     if chance is Chance.BANCA and commission is Commission.HALF_ON_FIVE and coup.banca_points == 5:
-        return stake / 2
-    return stake
+        return Settlement.win(stake, stake / 2)
+    return Settlement.win(stake, stake)
 
 
-_MAX_MULTIPLE = {Chance.PONTO: 70, Chance.BANCA: 70, Chance.EMPATE: 15, Chance.PAR_PONTO: 8, Chance.PAR_BANCA: 8}
+_LIMIT_CHANCE = {Chance.PONTO: "ponto", Chance.BANCA: "banca", Chance.EMPATE: "empate",
+                 Chance.PAR_PONTO: "par-do-ponto", Chance.PAR_BANCA: "par-da-banca"}
+"""The chance's name in the ``p217-2007/bacara-ponto-e-banca`` limit table."""
 
 
 def check_stake(chance: Chance | str, stake_cents: int, minimum_cents: int, maximum_cents: int) -> None:
-    """Ponto e banca: ValueError unless min <= stake <= max <= 70 / 15 / 8 x min (bacara-ponto-e-banca/21)."""
+    """Ponto e banca: ValueError unless min <= stake <= max <= 70 / 15 / 8 x min (bacara-ponto-e-banca/21).
+
+    A thin wrapper of :func:`bench.games.stakes.check_bet_limits`: stakes are whole cents.
+    """
     chance = Chance(chance)
     for value, what in ((stake_cents, "stake"), (minimum_cents, "minimum"), (maximum_cents, "maximum")):
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{what} must be a positive whole number of cents, got {value!r}")
-    multiple = _MAX_MULTIPLE[chance]
-    if not minimum_cents <= maximum_cents <= multiple * minimum_cents:
-        raise ValueError(f"maximum {maximum_cents} on {chance} must be at most {multiple} x the minimum "
-                         f"{minimum_cents} (p217-2007/bacara-ponto-e-banca/21)")
-    if not minimum_cents <= stake_cents <= maximum_cents:
-        raise ValueError(f"stake {stake_cents} on {chance} is outside {minimum_cents}-{maximum_cents}")
+        as_money(value, what, positive=True, whole=True)
+    raise_violations(check_bet_limits(LIMIT_TABLES["p217-2007/bacara-ponto-e-banca"], _LIMIT_CHANCE[chance],
+                                      stake_cents, minimum_cents, maximum_cents))
 
 
 def check_macau_table(ponto_cents: int, banca_cents: int, empate_cents: int, par_ponto_cents: int,
                       par_banca_cents: int, max_difference_cents: int) -> None:
     """Macau: the table's totals per chance against the approved maximum difference (bacara-macau/22-25)."""
-    values = (ponto_cents, banca_cents, empate_cents, par_ponto_cents, par_banca_cents, max_difference_cents)
-    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values) or max_difference_cents <= 0:
-        raise ValueError("Macau totals must be whole cents >= 0 and the maximum difference > 0")
+    for value, what in ((ponto_cents, "ponto total"), (banca_cents, "banca total"), (empate_cents, "tie total"),
+                        (par_ponto_cents, "par do ponto total"), (par_banca_cents, "par da banca total")):
+        as_money(value, what, whole=True)
+    as_money(max_difference_cents, "maximum difference", positive=True, whole=True)
     if abs(ponto_cents - banca_cents) > max_difference_cents:
         raise ValueError(f"ponto {ponto_cents} and banca {banca_cents} differ by more than "
                          f"{max_difference_cents} (p217-2007/bacara-macau/22, /23)")
@@ -272,6 +275,9 @@ def check_macau_table(ponto_cents: int, banca_cents: int, empate_cents: int, par
 
 def check_macau_player(ponto_cents: int, banca_cents: int, minimum_cents: int) -> None:
     """A player on both ponto and banca keeps them at least the minimum apart (p217-2007/bacara-macau/11)."""
+    as_money(ponto_cents, "ponto stake", whole=True)
+    as_money(banca_cents, "banca stake", whole=True)
+    as_money(minimum_cents, "minimum", positive=True, whole=True)
     if ponto_cents and banca_cents and abs(ponto_cents - banca_cents) < minimum_cents:
         raise ValueError(f"ponto {ponto_cents} and banca {banca_cents} differ by less than the minimum "
                          f"{minimum_cents} (p217-2007/bacara-macau/11)")

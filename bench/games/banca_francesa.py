@@ -26,8 +26,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from itertools import product
 
+from bench.games.dice import every_throw
+from bench.games.dice import faces as dice_faces
 from bench.games.stakes import BANCA_FRANCESA_LINE_UNIT, Money, Settlement, as_money
 
 __all__ = ["PRIZES", "TOTALS", "Bet", "Chance", "decision_total", "expected_net", "line_stake_in_play", "settle"]
@@ -68,8 +69,7 @@ class Bet:
             object.__setattr__(self, "chance", Chance(self.chance))
         except ValueError:
             raise ValueError(f"unknown banca francesa chance {self.chance!r}; known: {', '.join(Chance)}") from None
-        if as_money(self.chips, "chips") == 0:
-            raise ValueError("chips must be worth more than 0")
+        as_money(self.chips, "chips", positive=True)
         if self.on_line and self.chance is Chance.ASES:
             raise ValueError("only pequeno and grande take line bets (p217-2007/banca-francesa/10)")
 
@@ -79,16 +79,9 @@ class Bet:
         return line_stake_in_play(self.chips) if self.on_line else as_money(self.chips, "chips")
 
 
-def _total(roll: Iterable[int]) -> int:
-    faces = tuple(roll)
-    if len(faces) != 3 or any(isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 6 for f in faces):
-        raise ValueError(f"banca francesa is settled on three dice faces 1-6, got {roll!r}")
-    return sum(faces)
-
-
 def decision_total(roll: Iterable[int]) -> Chance | None:
     """The chance a throw decides, or None when its total decides nothing (thrown again)."""
-    total = _total(roll)
+    total = sum(dice_faces(roll, 3, "banca francesa"))
     return next((chance for chance, totals in TOTALS.items() if total in totals), None)
 
 
@@ -105,12 +98,12 @@ def settle(bet: Bet, roll: Iterable[int], *, announced: bool = True) -> Settleme
     if decided is None:
         return Settlement.no_decision(chips)
     if decided is bet.chance:
-        return Settlement("win", chips, in_play * PRIZES[bet.chance], chips, Fraction(0))
+        return Settlement.win(chips, in_play * PRIZES[bet.chance])
     if not announced:
         return Settlement.push(chips)
     if in_play == 0:
         return Settlement.push(chips)
-    return Settlement("lose", chips, Fraction(0), chips - in_play, in_play)
+    return Settlement.lose(chips, in_play)
 
 
 def expected_net(bet: Bet, *, per: str = "decision") -> Fraction:
@@ -118,7 +111,7 @@ def expected_net(bet: Bet, *, per: str = "decision") -> Fraction:
     every throw, ``per="decision"`` conditions on the throw deciding (/9)."""
     if per not in ("decision", "throw"):
         raise ValueError(f"per must be 'decision' or 'throw', got {per!r}")
-    rolls = list(product(range(1, 7), repeat=3))
+    rolls = every_throw(3)
     nets = [settle(bet, roll).net for roll in rolls]
     if per == "throw":
         return sum(nets, Fraction(0)) / len(rolls)

@@ -37,7 +37,11 @@ Rules implemented (clause ids):
   exactly these three cards (a fourth card would bust 6-7-8 and cannot be drawn on 7-7-7's 21).
 * Stakes: a multiple of the minimum, at most 30 times it (p217-2007/blackjack/14, /37); online
   between the minimum and the maximum, the maximum at most 100 times the minimum
-  (srij-805-2015/blackjack/9, /11).
+  (srij-805-2015/blackjack/9, /11). The limits are those of :data:`bench.games.stakes.LIMIT_TABLES`
+  (``p217-2007/blackjack``, ``srij-805-2015/blackjack``); :func:`check_bet` raises their violations.
+
+Every settlement is a :class:`bench.games.stakes.Settlement` of the hand's main bet;
+:class:`HandSettlement` adds how the hand ended and the special prize.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from bench.games.cards import ACE, Card, parse_cards
+from bench.games.stakes import LIMIT_TABLES, LimitTable, Settlement, as_money, check_bet_limits, raise_violations
 
 __all__ = [
     "P217_2007", "SRIJ_805_2015", "BlackjackRules", "HandSettlement", "Outcome", "Total", "can_double", "can_split",
@@ -61,10 +66,8 @@ class BlackjackRules:
     """What differs between the casino and the online rules (and the online operator's options)."""
 
     name: str
-    max_multiple: int
-    """The maximum bet is at most this multiple of the minimum."""
-    bets_in_minimum_multiples: bool
-    """Every bet is the minimum or a multiple of it (p217-2007/blackjack/14)."""
+    limits: LimitTable
+    """The stake limits (maximum as a multiple of the minimum, bets in multiples of it or not)."""
     decks: frozenset[int]
     double_totals: frozenset[int] | None = frozenset({9, 10, 11})
     """First-two-card totals that may double; None: any total (srij-805-2015/blackjack/16.a)."""
@@ -74,10 +77,9 @@ class BlackjackRules:
     max_splits: int | None = None
 
 
-P217_2007 = BlackjackRules("p217-2007", max_multiple=30, bets_in_minimum_multiples=True, decks=frozenset({4, 6}))
+P217_2007 = BlackjackRules("p217-2007", LIMIT_TABLES["p217-2007/blackjack"], decks=frozenset({4, 6}))
 """Casino rules: p217-2007/blackjack/3 (4 or 6 decks), /14, /29, /37."""
-SRIJ_805_2015 = BlackjackRules("srij-805-2015", max_multiple=100, bets_in_minimum_multiples=False,
-                               decks=frozenset({4, 6, 8}))
+SRIJ_805_2015 = BlackjackRules("srij-805-2015", LIMIT_TABLES["srij-805-2015/blackjack"], decks=frozenset({4, 6, 8}))
 """Online rules: srij-805-2015/blackjack/4.b (4, 6 or 8 decks), /9-/11, /15.b; options of /16 are fields."""
 
 
@@ -179,7 +181,7 @@ def can_split(cards: Sequence[Card] | str, rules: BlackjackRules = P217_2007, *,
 def special_prize(cards: Sequence[Card] | str, bet_cents: int, rules: BlackjackRules = P217_2007) -> int:
     """3 times the bet for 6-7-8 of one suit or three 7s, else 0 (p217-2007/blackjack/35, srij-805-2015/25.i)."""
     hand = _cards(cards, "a hand")
-    _check_cents(bet_cents, "bet")
+    as_money(bet_cents, "bet", positive=True, whole=True)
     if not rules.special_prize or len(hand) != 3:
         return 0
     ranks = sorted(card.rank for card in hand)
@@ -200,24 +202,27 @@ class Outcome(StrEnum):
 
 
 @dataclass(frozen=True)
-class HandSettlement:
-    """One hand settled: ``net`` is the player's gain (negative: loss) on the main bet of ``stake`` cents."""
+class HandSettlement(Settlement):
+    """One hand's main bet settled (``staked``: the bet, doubled if it was; ``net``: the player's gain on it),
+    how the hand ended, and the special prize of 6-7-8 suited / 7-7-7, paid on top whatever the outcome."""
 
     outcome: Outcome
-    stake: int
-    net: Fraction
-    special: int = 0
-    """The special prize of 6-7-8 suited / 7-7-7, paid on top whatever the outcome."""
+    special: Fraction = Fraction(0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.special, Fraction) or self.special < 0:
+            raise ValueError(f"special prize must be a non-negative Fraction, got {self.special!r}")
 
     @property
     def paid_back(self) -> Fraction:
-        """What the player gets back at the end: stake plus net gain plus special prize (0 if all lost)."""
-        return self.stake + self.net + self.special
+        """What the player gets back at the end: the main bet's :attr:`paid` plus the special prize."""
+        return self.paid + self.special
 
-
-def _check_cents(value: int, what: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{what} must be a positive whole number of cents, got {value!r}")
+    @classmethod
+    def of(cls, outcome: Outcome, main: Settlement, special: int) -> HandSettlement:
+        """The main bet's settlement ``main`` with the hand's ``outcome`` and ``special`` prize."""
+        return cls(main.decision, main.staked, main.prize, main.returned, main.lost, outcome, Fraction(special))
 
 
 def settle_hand(player: Sequence[Card] | str, dealer: Sequence[Card] | str, bet_cents: int, *,
@@ -233,21 +238,21 @@ def settle_hand(player: Sequence[Card] | str, dealer: Sequence[Card] | str, bet_
     """
     hand = _cards(player, "the player's hand", 2)
     table = _cards(dealer, "the dealer's hand", 1)
-    _check_cents(bet_cents, "bet")
+    as_money(bet_cents, "bet", positive=True, whole=True)
     upcard = table[0]
     special = special_prize(hand, bet_cents, rules)
     if even_money:
         if not (is_blackjack(hand, split=split) and upcard.rank == ACE):
             raise ValueError("even money is only for a player blackjack against a dealer ace "
                              "(p217-2007/blackjack/34)")
-        return HandSettlement(Outcome.EVEN_MONEY, bet_cents, Fraction(bet_cents), special)
+        return HandSettlement.of(Outcome.EVEN_MONEY, Settlement.win(bet_cents, bet_cents), special)
     if surrendered:
         if upcard.rank == ACE:
             raise ValueError("no surrender against a dealer ace (p217-2007/blackjack/36)")
         if len(hand) != 2 or doubled or split:
             raise ValueError("surrender is decided on the first two cards, before any double or split "
                              "(p217-2007/blackjack/36)")
-        return HandSettlement(Outcome.SURRENDER, bet_cents, -Fraction(bet_cents, 2), special)
+        return HandSettlement.of(Outcome.SURRENDER, Settlement.lose(bet_cents, Fraction(bet_cents, 2)), special)
     stake = 2 * bet_cents if doubled else bet_cents
     ace_as_one = False
     if doubled:
@@ -261,26 +266,26 @@ def settle_hand(player: Sequence[Card] | str, dealer: Sequence[Card] | str, bet_
     dealer_blackjack = len(table) == 2 and is_blackjack(table)
     if is_blackjack(hand, split=split):
         if dealer_blackjack:
-            return HandSettlement(Outcome.PUSH, stake, Fraction(0), special)
-        return HandSettlement(Outcome.BLACKJACK, stake, Fraction(3 * bet_cents, 2), special)
+            return HandSettlement.of(Outcome.PUSH, Settlement.push(stake), special)
+        return HandSettlement.of(Outcome.BLACKJACK, Settlement.win(stake, Fraction(3 * bet_cents, 2)), special)
     if total.bust:
-        return HandSettlement(Outcome.BUST, stake, Fraction(-stake), special)
+        return HandSettlement.of(Outcome.BUST, Settlement.lose(stake), special)
     if dealer_blackjack:
-        return HandSettlement(Outcome.LOSE, stake, Fraction(-stake), special)
+        return HandSettlement.of(Outcome.LOSE, Settlement.lose(stake), special)
     dealer_total = check_dealer_hand(table)
     if dealer_total.bust or total.value > dealer_total.value:
-        return HandSettlement(Outcome.WIN, stake, Fraction(stake), special)
+        return HandSettlement.of(Outcome.WIN, Settlement.win(stake, stake), special)
     if total.value == dealer_total.value:
-        return HandSettlement(Outcome.PUSH, stake, Fraction(0), special)
-    return HandSettlement(Outcome.LOSE, stake, Fraction(-stake), special)
+        return HandSettlement.of(Outcome.PUSH, Settlement.push(stake), special)
+    return HandSettlement.of(Outcome.LOSE, Settlement.lose(stake), special)
 
 
 def settle_insurance(insurance_cents: int, bet_cents: int, dealer: Sequence[Card] | str,
-                     rules: BlackjackRules = P217_2007) -> int:
-    """Net gain of an insurance bet: twice the insurance on a dealer blackjack, else its loss (blackjack/33)."""
+                     rules: BlackjackRules = P217_2007) -> Settlement:
+    """The insurance bet: paid twice the insurance on a dealer blackjack, else lost (blackjack/33)."""
     table = _cards(dealer, "the dealer's hand", 2)
-    _check_cents(insurance_cents, "insurance")
-    _check_cents(bet_cents, "bet")
+    as_money(insurance_cents, "insurance", positive=True, whole=True)
+    as_money(bet_cents, "bet", positive=True, whole=True)
     if not rules.insurance:
         raise ValueError(f"insurance is not offered under {rules.name} (srij-805-2015/blackjack/16.d)")
     if table[0].rank != ACE:
@@ -289,18 +294,16 @@ def settle_insurance(insurance_cents: int, bet_cents: int, dealer: Sequence[Card
     if 2 * insurance_cents > bet_cents:
         raise ValueError(f"insurance {insurance_cents} is more than half the bet {bet_cents} "
                          "(p217-2007/blackjack/33)")
-    return 2 * insurance_cents if is_blackjack(table[:2]) and len(table) == 2 else -insurance_cents
+    if is_blackjack(table[:2]) and len(table) == 2:
+        return Settlement.win(insurance_cents, 2 * insurance_cents)
+    return Settlement.lose(insurance_cents)
 
 
 def check_bet(bet_cents: int, minimum_cents: int, maximum_cents: int, rules: BlackjackRules = P217_2007) -> None:
-    """ValueError unless the table limits and the bet obey the stake limits (blackjack/14, /37; srij-805/9-11)."""
+    """ValueError unless the table limits and the bet obey ``rules.limits`` (blackjack/14, /37; srij-805/9-11).
+
+    A thin wrapper of :func:`bench.games.stakes.check_bet_limits`: bets are whole cents.
+    """
     for value, what in ((bet_cents, "bet"), (minimum_cents, "table minimum"), (maximum_cents, "table maximum")):
-        _check_cents(value, what)
-    if maximum_cents > rules.max_multiple * minimum_cents or maximum_cents < minimum_cents:
-        raise ValueError(f"table maximum {maximum_cents} must lie between the minimum {minimum_cents} and "
-                         f"{rules.max_multiple} times it ({rules.name})")
-    if not minimum_cents <= bet_cents <= maximum_cents:
-        raise ValueError(f"bet {bet_cents} is outside the table limits {minimum_cents}-{maximum_cents} ({rules.name})")
-    if rules.bets_in_minimum_multiples and bet_cents % minimum_cents:
-        raise ValueError(f"bet {bet_cents} is not a multiple of the minimum {minimum_cents} "
-                         "(p217-2007/blackjack/14)")
+        as_money(value, what, positive=True, whole=True)
+    raise_violations(check_bet_limits(rules.limits, "aposta", bet_cents, minimum_cents, maximum_cents))

@@ -43,6 +43,8 @@ from fractions import Fraction
 from functools import cache
 from types import MappingProxyType
 
+from bench.games.dice import every_throw
+from bench.games.dice import faces as dice_faces
 from bench.games.stakes import Money, Settlement, as_money
 
 __all__ = [
@@ -112,9 +114,7 @@ class Roll:
     die2: int
 
     def __post_init__(self) -> None:
-        for die in (self.die1, self.die2):
-            if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= 6:
-                raise ValueError(f"craps dice show 1-6, got {(self.die1, self.die2)!r}")
+        dice_faces((self.die1, self.die2), 2, "craps")
 
     @property
     def total(self) -> int:
@@ -146,8 +146,7 @@ class Bet:
             object.__setattr__(self, "chance", Chance(self.chance))
         except ValueError:
             raise ValueError(f"unknown craps chance {self.chance!r}; known: {', '.join(Chance)}") from None
-        if as_money(self.stake) == 0:
-            raise ValueError("stake must be positive, got 0")
+        as_money(self.stake, positive=True)
         allowed = _NUMBERS.get(self.chance)
         if allowed is None and self.number is not None:
             raise ValueError(f"a {self.chance} bet takes no number, got {self.number!r}")
@@ -252,7 +251,7 @@ def check_placement(bet: Bet, point: int | None) -> None:
         raise ValueError(f"{bet.chance} bets are made only after the point is set (p217-2007/craps/10.3)")
 
 
-_ROLLS = tuple(Roll(a, b) for a in range(1, 7) for b in range(1, 7))
+_ROLLS = tuple(Roll(a, b) for a, b in every_throw(2))
 
 
 @cache

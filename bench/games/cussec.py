@@ -30,9 +30,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from itertools import product
 from types import MappingProxyType
 
+from bench.games.dice import every_throw
+from bench.games.dice import faces as dice_faces
 from bench.games.stakes import Money, Settlement, as_money
 
 __all__ = ["TOTAL_PRIZES", "Bet", "Kind", "dice", "expected_net", "prize_multiple", "settle"]
@@ -77,8 +78,7 @@ class Bet:
         except ValueError:
             raise ValueError(f"unknown cussec chance {self.kind!r}; known: {', '.join(Kind)}") from None
         object.__setattr__(self, "kind", kind)
-        if as_money(self.stake) == 0:
-            raise ValueError("stake must be positive, got 0")
+        as_money(self.stake, positive=True)
         numbers = tuple(self.numbers)
         arity = _NUMBER_ARITY.get(kind, 0)
         if len(numbers) != arity or any(isinstance(n, bool) or not isinstance(n, int) for n in numbers):
@@ -97,10 +97,7 @@ class Bet:
 
 def dice(values: Iterable[int]) -> tuple[int, int, int]:
     """Three dice faces, each 1-6, as a sorted tuple; ValueError otherwise."""
-    faces = tuple(values)
-    if len(faces) != 3 or any(isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 6 for f in faces):
-        raise ValueError(f"cussec is settled on three dice faces 1-6, got {values!r}")
-    return tuple(sorted(faces))  # type: ignore[return-value]
+    return tuple(sorted(dice_faces(values, 3, "cussec")))  # type: ignore[return-value]
 
 
 def prize_multiple(bet: Bet, roll: Iterable[int]) -> Fraction | None:
@@ -141,5 +138,5 @@ def settle(bet: Bet, roll: Iterable[int]) -> Settlement:
 
 def expected_net(bet: Bet) -> Fraction:
     """Exact expected gain of ``bet`` per throw of three fair dice, over all 216 outcomes."""
-    nets = [settle(bet, roll).net for roll in product(range(1, 7), repeat=3)]
-    return sum(nets, Fraction(0)) / 216
+    throws = every_throw(3)
+    return sum((settle(bet, roll).net for roll in throws), Fraction(0)) / len(throws)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from bench.games.cards import Card, parse_cards
 from bench.games.poker_hands import HandValue, best_of
+from bench.games.stakes import as_money
 
 __all__ = ["Pot", "award", "best_hand", "settle_showdown", "side_pots"]
 
@@ -53,8 +54,7 @@ def _check_contributions(contributions: Mapping[int, int], folded: Iterable[int]
     if not contributions:
         raise ValueError("side pots need at least one player's contribution")
     for seat, amount in contributions.items():
-        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-            raise ValueError(f"seat {seat}: contribution must be a non-negative whole number, got {amount!r}")
+        as_money(amount, f"seat {seat}: contribution", whole=True)
     if not out <= contributions.keys():
         raise ValueError(f"folded seats {sorted(out - contributions.keys())} made no contribution")
     if not contributions.keys() - out:
@@ -93,8 +93,7 @@ def award(pots: Sequence[Pot], values: Mapping[int, HandValue], *, unit: int = 1
     ``hand_order``: seats in table order starting from the player who has the hand; the odd chips of
     a split go to the tied winners in that order (p217-2007/poquer-nao-bancado/67). Default: seat order.
     """
-    if isinstance(unit, bool) or not isinstance(unit, int) or unit <= 0:
-        raise ValueError(f"chip unit must be a positive whole number, got {unit!r}")
+    as_money(unit, "chip unit", positive=True, whole=True)
     won: dict[int, int] = {seat: 0 for pot in pots for seat in pot.eligible}
     for pot in pots:
         missing = [seat for seat in pot.eligible if seat not in values]

@@ -18,7 +18,9 @@ The main game (the same in the three texts):
   (p461-2001/poquer-sem-descarte/6 last paragraph, /7; srij-803-2015/poquer-sem-descarte/13, /29).
   The pay table's "valor da aposta" is read as the second bet, as srij-803-2015/12 writes it.
 * The ante lies between the table minimum and 25 times it (p461-2001/poquer-sem-descarte/14,
-  p217-2007/poquer-sem-descarte/14, srij-803-2015/poquer-sem-descarte/16, /18).
+  p217-2007/poquer-sem-descarte/14, srij-803-2015/poquer-sem-descarte/16, /18): the tables
+  ``<regulation>/poquer-sem-descarte`` of :data:`bench.games.stakes.LIMIT_TABLES`.
+* A round settles two bets, each a :class:`bench.games.stakes.Settlement`: :class:`RoundSettlement`.
 
 The jackpot (p461-2001/poquer-sem-descarte/9-12; p217-2007/poquer-sem-descarte/9-12 with the
 concession's table): prizes paid whether or not the dealer qualifies; royal flush 100 % of the pool
@@ -46,11 +48,12 @@ from fractions import Fraction
 
 from bench.games.cards import ACE, KING, Card
 from bench.games.poker_hands import POQUER_SEM_DESCARTE, Category, HandValue, compare, evaluate
+from bench.games.stakes import LIMIT_TABLES, Settlement, as_money, check_bet_limits, raise_violations
 
 __all__ = [
-    "JACKPOT_P461", "MAX_ANTE_MULTIPLE", "MAX_SEATS", "PAY_TABLE", "START_MULTIPLE", "JackpotPayment", "JackpotPrize",
-    "JackpotRound", "JackpotTable", "PrizeBasis", "Result", "Settlement", "check_ante", "check_start_value",
-    "dealer_qualifies", "jackpot_combination", "settle", "settle_jackpot",
+    "JACKPOT_P461", "MAX_SEATS", "PAY_TABLE", "START_MULTIPLE", "JackpotPayment", "JackpotPrize", "JackpotRound",
+    "JackpotTable", "PrizeBasis", "Result", "RoundSettlement", "check_ante", "check_start_value", "dealer_qualifies",
+    "jackpot_combination", "settle", "settle_jackpot",
 ]
 
 PAY_TABLE: Mapping[Category, int] = {
@@ -59,8 +62,6 @@ PAY_TABLE: Mapping[Category, int] = {
     Category.ONE_PAIR: 1, Category.HIGH_CARD: 1,
 }
 """Multiples of the second bet (p461-2001/poquer-sem-descarte/6, p217-2007/6, srij-803-2015/12)."""
-MAX_ANTE_MULTIPLE = 25
-"""The maximum ante is at most 25 times the minimum (p461-2001/14, p217-2007/14, srij-803-2015/18)."""
 MAX_SEATS = 7
 """Players at a table, at most (p461-2001/poquer-sem-descarte/5, srij-803-2015/poquer-sem-descarte/6.a)."""
 START_MULTIPLE = 10_000
@@ -89,53 +90,52 @@ class Result(StrEnum):
 
 
 @dataclass(frozen=True)
-class Settlement:
-    """A player's round: net gains (negative: losses) on the ante and on the second bet, in cents."""
+class RoundSettlement:
+    """A player's round: the ante and the second bet (None when he folded, so never made it) settled."""
 
     result: Result
-    ante_net: int
-    bet_net: int
     category: Category
+    ante: Settlement
+    bet: Settlement | None
 
     @property
-    def net(self) -> int:
-        return self.ante_net + self.bet_net
+    def net(self) -> Fraction:
+        """The player's gain (negative: loss) on the round, both bets together."""
+        return self.ante.net + (self.bet.net if self.bet is not None else 0)
 
 
 def settle(ante_cents: int, player: Sequence[Card] | str, dealer: Sequence[Card] | str, *,
-           folded: bool = False) -> Settlement:
+           folded: bool = False) -> RoundSettlement:
     """Settle a player's ante and second bet (twice the ante) against the dealer's five cards."""
-    _positive(ante_cents, "ante")
+    ante = as_money(ante_cents, "ante", positive=True, whole=True)
     mine, theirs = _value(player), _value(dealer)
     if set(mine.cards) & set(theirs.cards):
         raise ValueError("player and dealer hands share a card (one 52-card deck)")
-    bet = 2 * ante_cents  # p461-2001/poquer-sem-descarte/17, srij-803-2015/23
+    bet = 2 * ante  # p461-2001/poquer-sem-descarte/17, srij-803-2015/23
     if folded:
-        return Settlement(Result.FOLD, -ante_cents, 0, mine.category)
+        return RoundSettlement(Result.FOLD, mine.category, Settlement.lose(ante), None)
     if not dealer_qualifies(theirs):
-        return Settlement(Result.DEALER_NOT_QUALIFIED, ante_cents, 0, mine.category)
+        return RoundSettlement(Result.DEALER_NOT_QUALIFIED, mine.category, Settlement.win(ante, ante),
+                               Settlement.push(bet))
     outcome = compare(mine, theirs)
     if outcome > 0:
-        return Settlement(Result.WIN, ante_cents, PAY_TABLE[mine.category] * bet, mine.category)
+        return RoundSettlement(Result.WIN, mine.category, Settlement.win(ante, ante),
+                               Settlement.win(bet, PAY_TABLE[mine.category] * bet))
     if outcome < 0:
-        return Settlement(Result.LOSE, -ante_cents, -bet, mine.category)
-    return Settlement(Result.TIE, 0, 0, mine.category)
+        return RoundSettlement(Result.LOSE, mine.category, Settlement.lose(ante), Settlement.lose(bet))
+    return RoundSettlement(Result.TIE, mine.category, Settlement.push(ante), Settlement.push(bet))
 
 
-def check_ante(ante_cents: int, minimum_cents: int, maximum_cents: int) -> None:
-    """ValueError unless minimum <= ante <= maximum <= 25 x minimum (p461-2001/13, /14; srij-803-2015/16, /18)."""
+def check_ante(ante_cents: int, minimum_cents: int, maximum_cents: int, regulation: str = "p461-2001") -> None:
+    """ValueError unless minimum <= ante <= maximum <= 25 x minimum (p461-2001/13, /14; p217-2007/14;
+    srij-803-2015/16, /18): a thin wrapper of :func:`bench.games.stakes.check_bet_limits` on the table
+    ``<regulation>/poquer-sem-descarte``; amounts are whole cents."""
     for value, what in ((ante_cents, "ante"), (minimum_cents, "table minimum"), (maximum_cents, "table maximum")):
-        _positive(value, what)
-    if not minimum_cents <= maximum_cents <= MAX_ANTE_MULTIPLE * minimum_cents:
-        raise ValueError(f"table maximum {maximum_cents} must lie between the minimum {minimum_cents} and "
-                         f"{MAX_ANTE_MULTIPLE} times it (p461-2001/poquer-sem-descarte/14)")
-    if not minimum_cents <= ante_cents <= maximum_cents:
-        raise ValueError(f"ante {ante_cents} is outside the table limits {minimum_cents}-{maximum_cents}")
-
-
-def _positive(value: int, what: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{what} must be a positive whole number of cents, got {value!r}")
+        as_money(value, what, positive=True, whole=True)
+    key = f"{regulation}/poquer-sem-descarte"
+    if key not in LIMIT_TABLES:
+        raise ValueError(f"no stake limits for {key!r}; regulation is p461-2001, p217-2007 or srij-803-2015")
+    raise_violations(check_bet_limits(LIMIT_TABLES[key], "aposta-inicial", ante_cents, minimum_cents, maximum_cents))
 
 
 # -- jackpot --------------------------------------------------------------------------------------
@@ -219,8 +219,8 @@ class JackpotRound:
 
 def check_start_value(start_cents: int, jackpot_bet_cents: int) -> None:
     """ValueError unless the start value is at least 10 000 jackpot bets (p461-2001/poquer-sem-descarte/10)."""
-    _positive(start_cents, "start value")
-    _positive(jackpot_bet_cents, "jackpot bet")
+    as_money(start_cents, "start value", positive=True, whole=True)
+    as_money(jackpot_bet_cents, "jackpot bet", positive=True, whole=True)
     if start_cents < START_MULTIPLE * jackpot_bet_cents:
         raise ValueError(f"start value {start_cents} is below {START_MULTIPLE} x the jackpot bet "
                          f"{jackpot_bet_cents} (p461-2001/poquer-sem-descarte/10)")
@@ -233,10 +233,9 @@ def settle_jackpot(pool_cents: int, jackpot_bet_cents: int, start_cents: int, hi
     The module docstring states the rules and their reading. Payments come in the order paid:
     smallest prize per winner first, the pool remainder last (p461-2001/poquer-sem-descarte/12.a).
     """
-    if isinstance(pool_cents, bool) or not isinstance(pool_cents, int) or pool_cents < 0:
-        raise ValueError(f"pool must be a non-negative whole number of cents, got {pool_cents!r}")
-    _positive(jackpot_bet_cents, "jackpot bet")
-    _positive(start_cents, "start value")
+    as_money(pool_cents, "pool", whole=True)
+    as_money(jackpot_bet_cents, "jackpot bet", positive=True, whole=True)
+    as_money(start_cents, "start value", positive=True, whole=True)
     if not hits:
         raise ValueError("a jackpot round needs at least one winning seat")
     for seat in hits:

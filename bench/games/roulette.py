@@ -270,8 +270,7 @@ def quadro(*numbers: int | str) -> Chance:
 
 def linha(first_row: int) -> Chance:
     """Linha: the six numbers of rows ``first_row`` and ``first_row + 1`` (rows 1-12), 5 to 1."""
-    if isinstance(first_row, bool) or not isinstance(first_row, int) or not 1 <= first_row <= 11:
-        raise ValueError(f"linha first row must be 1-11, got {first_row!r}")
+    first_row = _index(first_row, 11, "linha first row")
     return Chance(Kind.LINHA, frozenset(range(3 * first_row - 2, 3 * first_row + 4)))
 
 
@@ -324,8 +323,7 @@ class Bet:
     stake: Money
 
     def __post_init__(self) -> None:
-        if as_money(self.stake) == 0:
-            raise ValueError("stake must be positive, got 0")
+        as_money(self.stake, positive=True)
 
 
 @dataclass(frozen=True)
@@ -338,8 +336,7 @@ class AnnouncedBet:
     unit: Money
 
     def __post_init__(self) -> None:
-        if as_money(self.unit, "chip value") == 0:
-            raise ValueError("chip value must be positive, got 0")
+        as_money(self.unit, "chip value", positive=True)
         if not self.placements:
             raise ValueError("an announced bet needs at least one placement")
 

@@ -24,6 +24,10 @@ Stake limits (maximum as a multiple of the minimum, per chance) are tables of
 
 Check functions return a tuple of :class:`Violation` (empty when the rules are met), each
 naming the clause it breaks; malformed input (an unknown chance, a float) raises ValueError.
+These tables are the only copy of the limits: the card games' ``check_*`` functions
+(:func:`bench.games.blackjack.check_bet`, :func:`bench.games.bacara.check_stake`,
+:func:`bench.games.poquer_sem_descarte.check_ante`) read them and raise the violations
+(:func:`raise_violations`). Every amount of the package is checked by :func:`as_money`.
 
 "Até 30 vezes superior ao valor mínimo" (p217-2007) is read as maximum <= 30 x minimum, the
 wording of srij-804-2015/roleta-americana/11 ("até 30 vezes o valor da aposta mínima").
@@ -31,7 +35,7 @@ wording of srij-804-2015/roleta-americana/11 ("até 30 vezes o valor da aposta m
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -39,8 +43,9 @@ from typing import Literal
 
 __all__ = [
     "BANCA_FRANCESA_LINE_UNIT", "LIMIT_TABLES", "SERIES_CHIPS", "ChanceLimit", "Decision", "LimitTable", "Money",
-    "Settlement", "Violation", "as_money", "check_banca_francesa_line", "check_craps_odds", "check_player_total",
-    "check_series_chips", "check_stake", "check_straight_exposure", "check_table_limits",
+    "Settlement", "Violation", "as_money", "check_banca_francesa_line", "check_bet_limits", "check_craps_odds",
+    "check_player_total", "check_series_chips", "check_stake", "check_straight_exposure", "check_table_limits",
+    "raise_violations",
 ]
 
 Money = int | Fraction
@@ -51,19 +56,21 @@ Decision = Literal["win", "lose", "push", "partial", "none"]
 ``none`` when the outcome does not decide it (it stays on the layout)."""
 
 
-def as_money(value: object, what: str = "stake") -> Fraction:
-    """``value`` as an exact non-negative Fraction of cents; ValueError naming ``what`` otherwise."""
+def as_money(value: object, what: str = "stake", *, positive: bool = False, whole: bool = False) -> Fraction:
+    """``value`` as an exact non-negative Fraction of cents; ValueError naming ``what`` otherwise.
+
+    The one money check of the package. ``positive``: zero is refused too (a stake, a table
+    minimum). ``whole``: only an ``int`` is accepted (chips, a pool, a contribution: whole cents;
+    prizes may fall between cents, stakes of the card games may not).
+    """
     if isinstance(value, bool) or not isinstance(value, int | Fraction):
         raise ValueError(f"{what} must be an int number of cents or a Fraction (never a float), got {value!r}")  # noqa: TRY004
+    if whole and not isinstance(value, int):
+        raise ValueError(f"{what} must be a whole number of cents (an int), got {value!r}")
     amount = Fraction(value)
     if amount < 0:
         raise ValueError(f"{what} must not be negative, got {value!r}")
-    return amount
-
-
-def _positive(value: object, what: str) -> Fraction:
-    amount = as_money(value, what)
-    if amount == 0:
+    if positive and amount == 0:
         raise ValueError(f"{what} must be positive, got {value!r}")
     return amount
 
@@ -111,9 +118,14 @@ class Settlement:
         return cls("win", as_money(stake), as_money(prize, "prize"), as_money(stake), Fraction(0))
 
     @classmethod
-    def lose(cls, stake: Money) -> Settlement:
-        """The whole stake is collected."""
-        return cls("lose", as_money(stake), Fraction(0), Fraction(0), as_money(stake))
+    def lose(cls, stake: Money, part: Money | None = None) -> Settlement:
+        """The whole stake is collected, or only ``part`` of it and the rest returned (the stake in
+        play of a line bet, p217-2007/banca-francesa/11; a surrender, p217-2007/blackjack/36)."""
+        staked = as_money(stake)
+        lost = staked if part is None else as_money(part, "part of the stake lost")
+        if lost > staked:
+            raise ValueError(f"part of the stake lost {lost} is more than the stake {staked}")
+        return cls("lose", staked, Fraction(0), staked - lost, lost)
 
     @classmethod
     def push(cls, stake: Money) -> Settlement:
@@ -216,8 +228,8 @@ def _minimum_for(minimum: Money | Mapping[str, Money], chance: str) -> Fraction:
     if isinstance(minimum, Mapping):
         if chance not in minimum:
             raise ValueError(f"no minimum given for chance {chance!r}")
-        return _positive(minimum[chance], f"minimum of {chance!r}")
-    return _positive(minimum, "minimum")
+        return as_money(minimum[chance], f"minimum of {chance!r}", positive=True)
+    return as_money(minimum, "minimum", positive=True)
 
 
 def check_table_limits(table: LimitTable, minimum: Money | Mapping[str, Money],
@@ -233,7 +245,7 @@ def check_table_limits(table: LimitTable, minimum: Money | Mapping[str, Money],
     for chance, maximum in maxima.items():
         limit = table.limit(chance)
         low = _minimum_for(minimum, chance)
-        high = _positive(maximum, f"maximum of {chance!r}")
+        high = as_money(maximum, f"maximum of {chance!r}", positive=True)
         clause = limit.clauses[0]
         if high < low:
             violations.append(Violation(clause, chance, f"maximum {high} is below the minimum {low}"))
@@ -254,9 +266,9 @@ def check_stake(table: LimitTable, chance: str, stake: Money, minimum: Money,
     p217-2007/craps/12, p217-2007/blackjack/14) not a whole multiple of the minimum.
     """
     limit = table.limit(chance)
-    amount = _positive(stake, "stake")
-    low = _positive(minimum, "minimum")
-    high = _positive(maximum, "maximum")
+    amount = as_money(stake, "stake", positive=True)
+    low = as_money(minimum, "minimum", positive=True)
+    high = as_money(maximum, "maximum", positive=True)
     clause = limit.clauses[-1] if limit.multiple_of_minimum else limit.clauses[0]
     violations: list[Violation] = []
     if amount < low:
@@ -266,6 +278,23 @@ def check_stake(table: LimitTable, chance: str, stake: Money, minimum: Money,
     if limit.multiple_of_minimum and amount % low:
         violations.append(Violation(clause, chance, f"stake {amount} is not a whole multiple of the minimum {low}"))
     return tuple(violations)
+
+
+def check_bet_limits(table: LimitTable, chance: str, stake: Money, minimum: Money,
+                     maximum: Money) -> tuple[Violation, ...]:
+    """Every stake rule of one bet at one table: the table's minimum and maximum for ``chance``
+    (:func:`check_table_limits`), then the stake against them (:func:`check_stake`)."""
+    return check_table_limits(table, minimum, {chance: maximum}) + check_stake(table, chance, stake, minimum, maximum)
+
+
+def raise_violations(violations: Iterable[Violation]) -> None:
+    """Raise one ValueError listing every violation with its clause; return when there is none.
+
+    For the check functions that treat a broken stake rule as bad input (for example
+    :func:`bench.games.blackjack.check_bet`)."""
+    found = [f"{v.chance + ': ' if v.chance else ''}{v.message} ({v.clause})" for v in violations]
+    if found:
+        raise ValueError("; ".join(found))
 
 
 SERIES_CHIPS: Mapping[str, tuple[int, int, int]] = MappingProxyType({
@@ -300,7 +329,7 @@ def check_straight_exposure(per_number: Mapping[int, Money], max_pleno: Money) -
     ``per_number`` maps each number to the player's total straight-up stake on it (see
     :func:`bench.games.roulette.straight_exposure`).
     """
-    cap = _positive(max_pleno, "maximum pleno")
+    cap = as_money(max_pleno, "maximum pleno", positive=True)
     violations: list[Violation] = []
     for number, amount in sorted(per_number.items()):
         total = as_money(amount, f"stake on number {number}")
@@ -317,7 +346,7 @@ def check_player_total(total: Money, cap: Money | None) -> tuple[Violation, ...]
     amount = as_money(total, "total stake")
     if cap is None:
         return ()
-    limit = _positive(cap, "per-player cap")
+    limit = as_money(cap, "per-player cap", positive=True)
     if amount > limit:
         return (Violation("srij-804-2015/roleta-americana/12", None,
                           f"total stake {amount} exceeds the per-player cap {limit}"),)
@@ -336,9 +365,9 @@ def check_banca_francesa_line(chips: Money, minimum: Money, maximum: Money) -> t
     Chips beyond a multiple of EUR 10 are not in play; that is a settlement rule, not a
     violation (see :func:`bench.games.banca_francesa.line_stake_in_play`).
     """
-    amount = _positive(chips, "chips on the line")
-    low = _positive(minimum, "minimum")
-    high = _positive(maximum, "maximum")
+    amount = as_money(chips, "chips on the line", positive=True)
+    low = as_money(minimum, "minimum", positive=True)
+    high = as_money(maximum, "maximum", positive=True)
     clause = "p217-2007/banca-francesa/11"
     violations: list[Violation] = []
     if amount < 2 * low:
@@ -351,8 +380,8 @@ def check_banca_francesa_line(chips: Money, minimum: Money, maximum: Money) -> t
 def check_craps_odds(odds_stake: Money, line_stake: Money) -> tuple[Violation, ...]:
     """Odds may not exceed the line (pass, don't pass, come, don't come) bet they back
     (p217-2007/craps/11.1: "importância que não exceda a das respectivas posturas")."""
-    odds = _positive(odds_stake, "odds stake")
-    line = _positive(line_stake, "line stake")
+    odds = as_money(odds_stake, "odds stake", positive=True)
+    line = as_money(line_stake, "line stake", positive=True)
     if odds > line:
         return (Violation("p217-2007/craps/11.1", "odds", f"odds {odds} exceed the line bet {line}"),)
     return ()
