@@ -232,7 +232,7 @@ def _convolve(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def _sum_distribution(kind: str, n: int, riffles: int | None, shuffles: int) -> np.ndarray:
+def sum_distribution(kind: str, n: int, riffles: int | None, shuffles: int) -> np.ndarray:
     """Law of the sum of ``shuffles`` i.i.d. copies of a per-shuffle statistic (support 0, 1, ...).
 
     ``kind`` is ``"rising"`` (R - 1) or ``"succession"``. Computed by repeated squaring. Direct
@@ -444,7 +444,7 @@ def adjacent_pairs_test(
     shuffles, n = relative.shape
     per_shuffle = adjacent_pairs(relative)
     total = int(per_shuffle.sum())
-    law = _sum_distribution("succession", n, None, shuffles)
+    law = sum_distribution("succession", n, None, shuffles)
     lower, upper = _tails(law, total)
     p_value = upper if alternative == "greater" else min(1.0, 2.0 * min(lower, upper))
     mean = shuffles * (n - 1) / n
@@ -499,7 +499,7 @@ def rising_sequence_test(
     support = np.arange(1, n + 1)
     mean = float((support * single).sum())
     variance = float((support**2 * single).sum() - mean**2)
-    law = _sum_distribution("rising", n, reference_riffles, shuffles)
+    law = sum_distribution("rising", n, reference_riffles, shuffles)
     lower, upper = _tails(law, total - shuffles)  # the law is that of Σ(R − 1)
     if reference_riffles is None:
         p_value = min(1.0, 2.0 * min(lower, upper))
