@@ -1,0 +1,94 @@
+"""The sensitivity matrix: one faulty simulated model per clause family, and the clauses it must fail.
+
+Issue 6 §3: the bench must catch what it exists to catch. Each row names a built-in
+profile whose simulator carries one fault, the suite that judges it, and the clauses
+that fault must make FAIL; every other clause the run judges must PASS (or be NOT
+TESTED with its reason). The fair ``sim`` profile must fail nothing. The rows are
+proven by the project's tests (each row's profile is run by a test that asserts
+exactly these verdicts) and printed with the sample each verdict took by
+``benchmarks/sensitivity_matrix.py``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """One fault of the matrix."""
+
+    fault: str
+    profile: str
+    suite: str
+    must_fail: frozenset[str]
+
+
+def _row(fault: str, profile: str, suite: str, *clauses: str) -> FaultRow:
+    return FaultRow(fault, profile, suite, frozenset(clauses))
+
+
+FAIR = _row("none (fair rig)", "sim", "")
+"""The fair simulated rig: every suite, nothing may fail."""
+
+MATRIX: tuple[FaultRow, ...] = (
+    _row("sector bias (9 pockets x1.3)", "sim-biased-wheel", "roulette",
+         "p217-2007/roleta-francesa/5", "p217-2007/roleta-francesa/9"),
+    _row("wheel sensor misreports 1 game in 200", "sim-wheel-sensor", "roulette", "p217-2007/roleta-francesa/5"),
+    _row("loaded die (six at 1/4)", "sim-loaded-dice", "dice", "p217-2007/banca-francesa/3"),
+    _row("weak RNG", "sim-weak-rng", "rng", "p217-2007/maquinas-automaticas/2"),
+    _row("3-riffle shuffler", "sim-weak-shuffler", "shuffler", "p217-2007/blackjack/53"),
+    _row("lost card", "sim-lossy-shuffler", "shuffler", "p217-2007/blackjack/55"),
+)
+
+
+@dataclass(frozen=True)
+class RowRun:
+    """What one row's certification judged."""
+
+    verdicts: dict[str, str]
+    """Verdict of every clause a measurement of the run cites."""
+    samples: dict[str, int]
+    """Largest sample size behind each judged clause."""
+    seconds: float
+    exit_code: int
+
+    def failed(self) -> set[str]:
+        return {clause for clause, verdict in self.verdicts.items() if verdict == "FAIL"}
+
+    def others_pass(self, row: FaultRow) -> bool:
+        """Every judged clause outside the row's ``must_fail`` passed."""
+        return all(verdict == "PASS" for clause, verdict in self.verdicts.items() if clause not in row.must_fail)
+
+    def as_expected(self, row: FaultRow) -> bool:
+        return self.failed() == set(row.must_fail) and self.others_pass(row)
+
+
+def run_row(row: FaultRow, out: Path) -> RowRun:
+    """Certify the row's profile into ``out`` (``bench certify`` in a subprocess) and judge it from the journal."""
+    from bench.catalogue import load_catalogue
+    from bench.journal import Journal
+    from reports.clause_verdicts import clause_verdicts
+
+    command = [str(Path(sys.executable).with_name("bench")), "certify", "--no-progress", "--profile", row.profile,
+               "--out", str(out)]
+    if row.suite:
+        command += ["--suite", row.suite]
+    started = time.monotonic()
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - started
+    if not (out / Journal.FILENAME).is_file():
+        raise RuntimeError(f"{row.profile}: the run recorded nothing (exit {completed.returncode}):\n"
+                           f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+    with Journal(out / Journal.FILENAME, create=False) as journal:
+        judged = [verdict for verdict in clause_verdicts(journal, load_catalogue()) if verdict.measurements]
+    return RowRun(
+        verdicts={verdict.clause_id: verdict.verdict for verdict in judged},
+        samples={verdict.clause_id: max(row_["sample_size"] or 0 for row_ in verdict.measurements) for verdict in judged},
+        seconds=seconds,
+        exit_code=completed.returncode,
+    )
