@@ -20,7 +20,7 @@ from reports.verify import verify_run
 BENCH = str(Path(sys.executable).with_name("bench"))
 
 
-def certify(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def certify(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
     return subprocess.run([BENCH, "certify", "--no-progress", *args], capture_output=True, text=True, timeout=timeout)
 
 

@@ -1,0 +1,189 @@
+"""``suites/test_jackpot.py`` end to end through ``bench certify --suite jackpot``, and its increment check.
+
+Every check of the jackpot suite is exact (whole cents), so no verdict has a statistical error rate: a
+controller that keeps the fraction of a cent, shows its value, pays by clause 9 and keeps its pools never
+fails, and each fault below fails with certainty:
+
+* ``sim-jackpot-rounding``: at 29 % every bet of 100 cents adds 28; at 2.5 % every second bet is a cent short.
+* ``sim-jackpot-low-start``: the start value is 5,000 jackpot bets.
+* ``sim-volatile-jackpot``: after a power cycle the pool is back at its start value (10 bets of contributions lost).
+* a display two bets behind its controller (temporary profile): it differs after every bet.
+
+The runs take 10-30 s each and are started together, two at a time (CI has two cores).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from fractions import Fraction
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.journal import Journal
+
+BENCH = str(Path(sys.executable).with_name("bench"))
+ROOT = Path(__file__).resolve().parents[1]
+P461 = "p461-2001/poquer-sem-descarte"
+INCREMENT, DISPLAY, PRIZES, SHARING, START = (f"{P461}/{rule}" for rule in (3, 4, 9, 12, 10))
+INCREMENT_8 = f"{P461}/8"
+ALL = (INCREMENT, INCREMENT_8, DISPLAY, PRIZES, SHARING, START)
+
+DISPLAY_LAG = """name = "display-lag"
+[equipment.jackpot]
+kind = "jackpot-display"
+identity = { manufacturer = "Bench Simulators", model = "JP-2", serial = "T-JP" }
+options = { game = "poquer-sem-descarte", jackpot_bet_cents = 100, levels = [{ start_cents = 1000000, increment_percent = "70" }], bets = 20 }
+simulator = { model = "display-lag", display_lag_bets = 2, seed = 3 }
+"""
+PROFILES = {"sim": "sim", "rounding": "sim-jackpot-rounding", "low-start": "sim-jackpot-low-start",
+            "volatile": "sim-volatile-jackpot", "display-lag": DISPLAY_LAG}
+
+
+class Run:
+    """One finished ``bench certify`` run: exit code, output and the journal's measurements and tests."""
+
+    def __init__(self, code: int, output: str, run_dir: Path) -> None:
+        self.code, self.output = code, output
+        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
+            self.measurements = journal.rows("measurements")
+            self.tests = {row["nodeid"].split("::")[-1]: row for row in journal.rows("tests", "phase = 'final'")}
+
+    def verdicts(self) -> dict[str, str]:
+        """Clause → PASS or FAIL over the measurements citing it."""
+        verdicts: dict[str, str] = {}
+        for row in self.measurements:
+            for clause in row["clauses"]:
+                verdicts[clause] = "FAIL" if not row["passed"] else verdicts.get(clause, "PASS")
+        return verdicts
+
+    def failed(self) -> set[str]:
+        return {row["name"] for row in self.measurements if not row["passed"]}
+
+    def named(self, name: str) -> dict[str, Any]:
+        [row] = [row for row in self.measurements if row["name"] == name]
+        return row
+
+
+def _certify(profile: str, directory: Path) -> Run:
+    if "\n" in profile:
+        path = directory / "profile.toml"
+        path.write_text(profile)
+        profile = str(path)
+    run_dir = directory / "run"
+    result = subprocess.run([BENCH, "certify", "--no-progress", "--suite", "jackpot", "--profile", profile,
+                             "--out", str(run_dir)], capture_output=True, text=True, timeout=600, check=False)
+    return Run(result.returncode, result.stdout + result.stderr, run_dir)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[Run]]]:
+    """Every profile's run, started at once on two workers; a test waits for its own."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {key: pool.submit(_certify, profile, tmp_path_factory.mktemp(key)) for key, profile in PROFILES.items()}
+
+
+def _run(runs: dict[str, Future[Run]], key: str) -> Run:
+    return runs[key].result(timeout=900)
+
+
+def _expected(**failing: str) -> dict[str, str]:
+    return {clause: failing.get(clause, "PASS") for clause in ALL}
+
+
+# -- the suite on each profile ---------------------------------------------------------------------
+
+
+def test_the_fair_sim_controller_passes_every_clause(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "sim")
+    assert run.code == 0, run.output
+    assert run.verdicts() == _expected()
+    [increment] = [row for row in run.measurements if row["name"].startswith("level 1: bets departing")]
+    assert increment["value"] == 0 and increment["sample_size"] == 200
+    assert increment["details"]["drift_cents"] == 0.0 and increment["details"]["gained_cents"] == 200 * 70
+    assert len([row for row in run.measurements if row["name"].startswith("round ")]) == 10
+    kept = run.named("level 1 value after the power cycle")
+    assert kept["passed"] and kept["details"]["supply"] == "psu"
+    assert run.tests["test_values_survive_a_power_cycle"]["outcome"] == "passed"
+
+
+def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "rounding")
+    assert run.code == 1, run.output
+    assert run.verdicts() == _expected(**{INCREMENT: "FAIL", INCREMENT_8: "FAIL"})
+    assert run.failed() == {"level 1: bets departing from 29 % of the bet", "level 2: bets departing from 2.5 % of the bet"}
+    level_1 = run.named("level 1: bets departing from 29 % of the bet")
+    assert level_1["value"] == 50 and level_1["details"]["drift_cents"] == -50.0  # one cent lost every bet
+    level_2 = run.named("level 2: bets departing from 2.5 % of the bet")
+    assert level_2["value"] == 25 and level_2["details"]["first_departures"][:3] == [2, 4, 6]
+
+
+def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "low-start")
+    assert run.code == 1, run.output
+    assert run.verdicts() == _expected(**{START: "FAIL"})
+    assert run.failed() == {"level 1 start value"}
+    start = run.named("level 1 start value")
+    assert start["value"] == 500_000 and start["low"] == 1_000_000
+    assert start["details"]["approved_start_cents"] == 1_000_000
+
+
+def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "volatile")
+    assert run.code == 1, run.output
+    assert run.verdicts() == _expected(**{INCREMENT: "FAIL", INCREMENT_8: "FAIL"})
+    assert run.failed() == {"level 1 value after the power cycle"}
+    lost = run.named("level 1 value after the power cycle")
+    assert lost["value"] == 1_000_000 and lost["expected"] >= 1_000_000 + 10 * 70  # back to the start value
+    assert run.named("meters after the power cycle")["passed"]  # its meters are in non-volatile memory
+
+
+def test_a_display_lagging_its_controller_fails_the_display_clause_only(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "display-lag")
+    assert run.code == 1, run.output
+    assert run.verdicts() == _expected(**{DISPLAY: "FAIL"})
+    lag = run.named("level 1: bets after which the display differs from the controller")
+    assert lag["value"] == lag["sample_size"] == 20
+    first = lag["details"]["first_differences"][2]
+    assert first["controller"] - first["display"] == 2 * 70  # two bets behind
+    assert run.tests["test_values_survive_a_power_cycle"]["outcome"] == "skipped"  # no supply feeds it
+
+
+# -- the increment check itself --------------------------------------------------------------------
+
+
+def _suite() -> Any:
+    spec = importlib.util.spec_from_file_location("jackpot_suite", ROOT / "suites" / "test_jackpot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rows(values: list[int], amount: int = 100) -> list[dict[str, Any]]:
+    return [{"amount": amount, "before": [before], "after": [after]} for before, after in pairwise(values)]
+
+
+def test_exact_keeping_explains_any_hidden_fraction_and_catches_each_lost_cent() -> None:
+    departures = _suite().exact_keeping_departures
+    percent = Fraction(5, 2)  # 2.5 %: 2.5 cents per bet of 100
+    for hidden in (Fraction(0), Fraction(7, 10), Fraction(99, 100)):  # the fraction carried from before
+        kept = [int(1_000_000 + hidden + Fraction(5, 2) * bets) for bets in range(41)]
+        assert departures(_rows(kept), 0, percent)["departures"] == []
+    truncated = [1_000_000 + 2 * bets for bets in range(41)]  # int(100 x 0.025) = 2 every bet
+    found = departures(_rows(truncated), 0, percent)
+    assert found["departures"] == list(range(2, 41, 2)) and found["drift_cents"] == -20.0
+    gained = [1_000_000 + 3 * bets for bets in range(5)]  # a cent too many on every other bet
+    assert departures(_rows(gained), 0, percent)["departures"] == [2, 4]
+
+
+def test_a_value_changed_between_bets_restarts_the_chain_without_counting() -> None:
+    rows = _rows([1_000_000, 1_000_070, 1_000_140]) + _rows([1_000_210, 1_000_280])  # one bet not journalled
+    found = _suite().exact_keeping_departures(rows, 0, Fraction(70))
+    assert found["departures"] == [] and found["chain_restarts"] == 1

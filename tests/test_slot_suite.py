@@ -1,0 +1,179 @@
+"""``suites/test_slot.py`` end to end through ``bench certify --suite slot``, and its play statistics.
+
+Error rates at these sample sizes (seeds fixed, so every outcome below is deterministic):
+
+* the play test (the machine pays as its PAR sheet, two-sided, exact) rejects a faithful machine with
+  probability at most α = 0.01; every other check is exact and never fails a right machine.
+* ``sim-low-rtp-slot``: the exact theoretical return of its sheet is 78.01 %, a certain failure of /2.
+* ``sim-meter-drop-slot``: the coin-in meter misses 1 game in 100; no miss in 2,000 games: 2e-9.
+* ``sim-volatile-slot``: every meter is zero after the power cycle, a certain failure.
+
+The runs take 15-40 s each and are started together, two at a time (CI has two cores).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bench.journal import Journal
+from bench.profiles.slot import standard_par
+from rng_tests.fairness.slots import random_stops, spin_wins
+
+BENCH = str(Path(sys.executable).with_name("bench"))
+ROOT = Path(__file__).resolve().parents[1]
+RTP, MODEL, METERS, SHOWN, RECORDS = (f"p217-2007/maquinas-automaticas/{rule}" for rule in (2, 8, 9, 10, 14))
+ALL = (RTP, MODEL, METERS, SHOWN, RECORDS)
+PROFILES = {"sim": "sim", "low-rtp": "sim-low-rtp-slot", "meter-drop": "sim-meter-drop-slot",
+            "volatile": "sim-volatile-slot"}
+
+
+class Run:
+    """One finished ``bench certify`` run: exit code, output and the journal's measurements and tests."""
+
+    def __init__(self, code: int, output: str, run_dir: Path) -> None:
+        self.code, self.output = code, output
+        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
+            self.measurements = journal.rows("measurements")
+            self.tests = {row["nodeid"].split("::")[-1]: row for row in journal.rows("tests", "phase = 'final'")}
+
+    def verdicts(self) -> dict[str, str]:
+        """Clause → PASS or FAIL over the measurements citing it."""
+        verdicts: dict[str, str] = {}
+        for row in self.measurements:
+            for clause in row["clauses"]:
+                verdicts[clause] = "FAIL" if not row["passed"] else verdicts.get(clause, "PASS")
+        return verdicts
+
+    def failed(self) -> set[str]:
+        return {row["name"] for row in self.measurements if not row["passed"]}
+
+    def named(self, name: str) -> dict[str, Any]:
+        [row] = [row for row in self.measurements if row["name"] == name]
+        return row
+
+
+def _certify(profile: str, directory: Path) -> Run:
+    run_dir = directory / "run"
+    result = subprocess.run([BENCH, "certify", "--no-progress", "--suite", "slot", "--profile", profile,
+                             "--out", str(run_dir)], capture_output=True, text=True, timeout=600, check=False)
+    return Run(result.returncode, result.stdout + result.stderr, run_dir)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[Run]]]:
+    """Every profile's run, started at once on two workers; a test waits for its own."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {key: pool.submit(_certify, profile, tmp_path_factory.mktemp(key)) for key, profile in PROFILES.items()}
+
+
+def _run(runs: dict[str, Future[Run]], key: str) -> Run:
+    return runs[key].result(timeout=900)
+
+
+def _expected(*failing: str) -> dict[str, str]:
+    return {clause: "FAIL" if clause in failing else "PASS" for clause in ALL}
+
+
+PLAY = "measured return to player against the PAR sheet"
+
+
+# -- the suite on each profile ---------------------------------------------------------------------
+
+
+def test_the_fair_sim_machine_passes_and_the_play_test_states_its_limit(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "sim")
+    assert run.code == 0, run.output
+    assert run.verdicts() == _expected()
+    theory = run.named("theoretical return to player of the declared PAR sheet")
+    assert theory["value"] == pytest.approx(0.90393519) and theory["low"] == 0.8
+    play = run.named(PLAY)
+    assert play["sample_size"] >= 2000 and play["alpha"] == 0.01 and play["p_value"] >= 0.01
+    assert play["power"] < 0.3 and "cannot show" in play["details"]["limit"]  # 2,000 plays: said, never claimed
+    assert play["details"]["floor_test"]["verdict"] == "INCONCLUSIVE"
+    assert run.tests["test_jackpot_and_superjackpot_contributions"]["outcome"] == "skipped"
+    assert run.named("meters changed by the power cycle")["value"] == 0
+
+
+def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "low-rtp")
+    assert run.code == 1, run.output
+    assert run.verdicts() == _expected(RTP)
+    assert run.failed() == {"theoretical return to player of the declared PAR sheet"}
+    assert run.named("theoretical return to player of the declared PAR sheet")["details"]["rtp_exact"] == "337/432"
+    play = run.named(PLAY)  # the machine plays its own (unlawful) sheet faithfully
+    assert play["passed"] and play["details"]["theoretical_rtp"] == pytest.approx(0.78009259)
+
+
+def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "meter-drop")
+    assert run.code == 1, run.output
+    assert run.verdicts() == _expected(METERS, RECORDS)
+    assert run.failed() == {"coin in - games played x bet per play",
+                            "credits gained - (drop + coin out - coin in - cancelled credits)"}
+    short = run.named("coin in - games played x bet per play")["value"]
+    assert -60 < short < 0  # about 1 % of some 2,000 games
+    assert run.named("meters changed by the power cycle")["value"] == 0
+
+
+def test_a_machine_losing_its_meters_on_power_loss_fails_the_meter_clauses_only(runs: dict[str, Future[Run]]) -> None:
+    run = _run(runs, "volatile")
+    assert run.code == 1, run.output
+    assert run.verdicts() == _expected(METERS, RECORDS)
+    assert run.failed() == {"meters changed by the power cycle"}
+    lost = run.named("meters changed by the power cycle")
+    assert all(change["after"] == 0 for change in lost["details"]["changed"].values())
+    assert lost["details"]["changed"]["games_played"]["before"] >= 2000
+
+
+# -- the play statistics ---------------------------------------------------------------------------
+
+
+def _suite() -> Any:
+    spec = importlib.util.spec_from_file_location("slot_suite", ROOT / "suites" / "test_slot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_total_win_distribution_has_the_par_sheets_moments() -> None:
+    theory = standard_par().theory
+    total = _suite().total_win_distribution(theory, 1, 60)
+    support = np.arange(total.size)
+    mean = float((support * total).sum())
+    assert total.sum() == pytest.approx(1.0, abs=1e-9)
+    assert mean == pytest.approx(60 * theory.rtp, rel=1e-9)
+    assert float(((support - mean) ** 2 * total).sum()) == pytest.approx(60 * theory.variance, rel=1e-7)
+
+
+def test_the_play_test_keeps_its_level_on_a_faithful_machine() -> None:
+    """5,000 simulated runs of 150 plays of the reference PAR sheet (seed fixed): the exact two-sided test at
+    α = 0.05 may reject at most 5 % (it is conservative, being discrete); the tolerance is 4 Monte-Carlo standard
+    errors (0.012)."""
+    suite, par = _suite(), standard_par()
+    rng = np.random.default_rng(11)
+    won = spin_wins(par.machine, random_stops(par.machine, rng, 5000 * 150)).reshape(5000, 150).sum(axis=1)
+    totals, counts = np.unique(np.rint(won).astype(int), return_counts=True)
+    p_values = {int(total): suite.play_test(par.theory, 1, 150, int(total), 0.05)["p_value"] for total in totals}
+    rejected = sum(count for total, count in zip(totals, counts) if p_values[int(total)] < 0.05) / 5000
+    assert 0.01 < rejected < 0.05 + 4 * math.sqrt(0.05 * 0.95 / 5000)
+
+
+def test_the_play_test_states_power_and_rejects_a_gross_departure() -> None:
+    suite, theory = _suite(), standard_par().theory
+    small = suite.play_test(theory, 1, 2000, round(0.9 * 2000), 0.01)
+    large = suite.play_test(theory, 1, 20_000, round(0.9 * 20_000), 0.01)
+    assert small["p_value"] > 0.5 and 0.1 < small["power"] < 0.3 and "limit" in small["details"]
+    assert large["power"] > 0.99 and "limit" not in large["details"]
+    assert large["details"]["plays_for_90pc_power"] == small["details"]["plays_for_90pc_power"]
+    assert suite.play_test(theory, 1, 2000, round(0.5 * 2000), 0.01)["p_value"] < 1e-6
