@@ -32,6 +32,9 @@ def _row(fault: str, profile: str, suite: str, *clauses: str) -> FaultRow:
     return FaultRow(fault, profile, suite, frozenset(clauses))
 
 
+_JACKPOT_INCREMENT = tuple(f"{regulation}/poquer-sem-descarte/{rule}" for regulation in ("p461-2001", "p217-2007")
+                           for rule in (3, 8))
+
 FAIR = _row("none (fair rig)", "sim", "")
 """The fair simulated rig: every suite, nothing may fail."""
 
@@ -43,6 +46,15 @@ MATRIX: tuple[FaultRow, ...] = (
     _row("weak RNG", "sim-weak-rng", "rng", "p217-2007/maquinas-automaticas/2"),
     _row("3-riffle shuffler", "sim-weak-shuffler", "shuffler", "p217-2007/blackjack/53"),
     _row("lost card", "sim-lossy-shuffler", "shuffler", "p217-2007/blackjack/55"),
+    _row("jackpot increment rounding error", "sim-jackpot-rounding", "jackpot", *_JACKPOT_INCREMENT),
+    _row("jackpot start value too low", "sim-jackpot-low-start", "jackpot",
+         "p461-2001/poquer-sem-descarte/10", "p217-2007/poquer-sem-descarte/10"),
+    _row("jackpot value lost on power loss", "sim-volatile-jackpot", "jackpot", *_JACKPOT_INCREMENT),
+    _row("return 78 %", "sim-low-rtp-slot", "slot", "p217-2007/maquinas-automaticas/2"),
+    _row("a meter dropping counts", "sim-meter-drop-slot", "slot",
+         "p217-2007/maquinas-automaticas/9", "p217-2007/maquinas-automaticas/14"),
+    _row("meters lost on power loss", "sim-volatile-slot", "slot",
+         "p217-2007/maquinas-automaticas/9", "p217-2007/maquinas-automaticas/14"),
 )
 
 

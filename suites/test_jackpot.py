@@ -48,15 +48,20 @@ ROUNDS_STREAM = "jackpot/prize-rounds"
 ROUNDS_NODEID = "suites/test_jackpot.py::test_prize_rounds"
 
 P461 = "p461-2001/poquer-sem-descarte"
+P217 = "p217-2007/poquer-sem-descarte"
+"""Portaria 217/2007 repeats the jackpot bet, increment, display and start-value rules of 461/2001 under the
+same numbers (3, 4, 8, 10): a verdict on one is a verdict on both. Its prize rules differ (/9: combinations and
+ratios approved per concession; /12: every combination shared), so the prize checks cite 461/2001 only."""
 CLAUSES: dict[str, dict[str, list[str]]] = {
-    "poquer-sem-descarte": {"increment": [f"{P461}/3", f"{P461}/8"], "display": [f"{P461}/4"],
-                            "start": [f"{P461}/10"], "prizes": [f"{P461}/9"], "sharing": [f"{P461}/12"]},
+    "poquer-sem-descarte": {"increment": [f"{P461}/3", f"{P461}/8", f"{P217}/3", f"{P217}/8"],
+                            "display": [f"{P461}/4", f"{P217}/4"], "start": [f"{P461}/10", f"{P217}/10"],
+                            "prizes": [f"{P461}/9"], "sharing": [f"{P461}/12"]},
     "blackjack": {"increment": ["p217-2007/blackjack/40"], "display": ["p217-2007/blackjack/41"],
                   "start": ["p217-2007/blackjack/44"], "prizes": ["p217-2007/blackjack/43"],
                   "sharing": ["p217-2007/blackjack/50"]},
 }
-INCREMENT = (f"{P461}/3", f"{P461}/8", "p217-2007/blackjack/40")
-DISPLAY = (f"{P461}/4", "p217-2007/blackjack/41")
+INCREMENT = (f"{P461}/3", f"{P461}/8", f"{P217}/3", f"{P217}/8", "p217-2007/blackjack/40")
+DISPLAY = (f"{P461}/4", f"{P217}/4", "p217-2007/blackjack/41")
 
 ROUNDS: tuple[tuple[str, dict[int, Category], int], ...] = (
     ("one flush", {3: Category.FLUSH}, 0),
@@ -109,7 +114,7 @@ def test_configuration_is_the_approved_one(jackpot_display: Any, measure: Any) -
                 details={"approved_start_cents": approved.start_cents, "declared_start_cents": state.start_cents})
 
 
-@pytest.mark.clause(f"{P461}/10", "p217-2007/blackjack/44")
+@pytest.mark.clause(f"{P461}/10", f"{P217}/10", "p217-2007/blackjack/44")
 def test_start_value_is_at_least_10000_jackpot_bets(jackpot_display: Any, measure: Any) -> None:
     """Every level's start (reset) value is at least 10,000 times the jackpot bet."""
     driver = jackpot_display.driver
