@@ -14,8 +14,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# dieharder is a Debian package; installed when running as root and missing.
+# dieharder is a Debian package; installed when running as root and missing. So are Pango, HarfBuzz's subsetter
+# and a font, which WeasyPrint needs to write the PDF certificate.
+PDF_DEBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core
 system-deps:
+	@if ! ldconfig -p 2>/dev/null | grep -q libpangoft2-1.0.so.0 || ! ldconfig -p 2>/dev/null | grep -q libharfbuzz-subset.so.0; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PDF_DEBS) >/dev/null) \
+	      || echo "warning: could not install $(PDF_DEBS); the PDF certificate will not be written"; \
+	  else \
+	    echo "note: the PDF certificate needs: sudo apt-get install $(PDF_DEBS)"; \
+	  fi; \
+	fi
 	@if ! command -v dieharder >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dieharder >/dev/null) \

@@ -2,7 +2,9 @@
 
 Runs the suites through ``pytest.main`` with the bench plugin and allure
 results, shows progress, then derives clause verdicts from the journal,
-prints the clause summary and writes the run directory's HTML clause matrix.
+prints the clause summary, writes the certificate (HTML and, where WeasyPrint
+is installed, PDF; Portuguese ``report.html`` and English ``report.en.html``)
+naming the laboratory key about to sign, and signs the run directory.
 Exit status: 0 when every tested clause passes, 1 when any fails, 2 on an error.
 """
 
@@ -17,13 +19,13 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.catalogue import load_catalogue
-from bench.journal import Journal
+from bench.journal import Journal, JournalError
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
 from fixtures.progress import RunProgress
 from fixtures.session import default_run_dir
-from reports.clause_verdicts import ERROR, FAIL, PASS, ClauseVerdict, exit_code
-from reports.html_matrix import render_matrix
+from reports.certificate import write_certificates
+from reports.clause_verdicts import ERROR, FAIL, PASS, ClauseVerdict, exit_code, verdicts_of_run
 from reports.manifest import ManifestError, sign_run
 from reports.signing import KeyFileError, load_key
 
@@ -41,8 +43,9 @@ class CertifyOutcome:
     pytest_exit_code: int | None = None
 
 
-def _pytest_arguments(files: list[Path], profile: str, run_dir: Path) -> list[str]:
+def _pytest_arguments(files: list[Path], profile: str, run_dir: Path, operator: str | None = None) -> list[str]:
     return [
+        *(["--operator", operator] if operator else []),
         *(str(path) for path in files),
         "--profile", profile,
         "--evidence", str(run_dir),
@@ -63,8 +66,9 @@ def run_certification(
     resume: Path | None = None,
     show_progress: bool = True,
     key_dir: Path | None = None,
+    operator: str | None = None,
 ) -> CertifyOutcome:
-    """Run (or resume) a certification and judge it."""
+    """Run (or resume) a certification and judge it; ``operator`` is journalled and named on the report."""
     if resume is not None:
         run_dir = Path(resume)
         if not (run_dir / Journal.FILENAME).is_file():
@@ -95,7 +99,7 @@ def run_certification(
         plugins.append(progress)
         progress.start()
     try:
-        pytest_code = int(pytest.main(_pytest_arguments(files, profile, run_dir), plugins=plugins))
+        pytest_code = int(pytest.main(_pytest_arguments(files, profile, run_dir, operator), plugins=plugins))
     finally:
         if progress is not None:
             progress.stop()
@@ -103,18 +107,37 @@ def run_certification(
     if not (run_dir / Journal.FILENAME).is_file():
         console.print(f"[red]error:[/] the suites did not run (pytest exit {pytest_code}); nothing was recorded")
         return CertifyOutcome(EXIT_ERROR, run_dir, None, [], pytest_code)
-    report, verdicts = render_matrix(run_dir, load_catalogue())
+    catalogue = load_catalogue()
+    verdicts = verdicts_of_run(run_dir, catalogue)
     print_summary(console, verdicts)
+    report = write_reports(console, run_dir, key_dir)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
         code = EXIT_ERROR
     if not any(verdict.verdict in (PASS, FAIL, ERROR) for verdict in verdicts):
         console.print("[red]error:[/] no clause was tested")
         code = EXIT_ERROR
-    console.print(f"Report: [bold]{report}[/]")
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
     sign_evidence(console, run_dir, key_dir)  # an unsigned run keeps its verdict; verify reports it unsigned
     return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
+
+
+def write_reports(console: Console, run_dir: Path, key_dir: Path | None) -> Path | None:
+    """The certificate in every language (HTML, and PDF when WeasyPrint is installed), naming the laboratory
+    key that is about to sign the run; returns the Portuguese HTML (None when the report could not be written)."""
+    try:
+        fingerprint: str | None = load_key(key_dir).fingerprint
+    except KeyFileError:
+        fingerprint = None  # sign_evidence says why the run stays unsigned
+    try:
+        written = write_certificates(run_dir, key_fingerprint=fingerprint)
+    except (OSError, ValueError, JournalError) as error:
+        console.print(f"[bold red]REPORT NOT WRITTEN:[/] {error}")
+        return None
+    console.print(f"Report: [bold]{written.html}[/]")
+    console.print("Certificate files: " + ", ".join(path.name for path in written.files)
+                  + ("" if written.pdf_error is None else f" (no PDF: {written.pdf_error})"))
+    return written.html
 
 
 def print_summary(console: Console, verdicts: list[ClauseVerdict]) -> None:

@@ -42,12 +42,15 @@ def certify(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
     key_dir: Annotated[Path | None, typer.Option(help="Laboratory key directory (default: $BENCH_KEY_DIR or "
                                                       "~/.bench/keys).")] = None,
+    operator: Annotated[str | None, typer.Option(help="Name of the person running the bench (journalled, printed "
+                                                      "on the report; default: the profile's laboratory operator).")]
+    = None,
 ) -> None:
     """Run the certification suites on the profile's rig; exit 0 pass, 1 fail, 2 error."""
     from bench.certify import run_certification
 
     outcome = run_certification(console, profile=profile, suites=suite, out=out, resume=resume, show_progress=progress,
-                                key_dir=key_dir)
+                                key_dir=key_dir, operator=operator)
     raise typer.Exit(outcome.exit_code)
 
 
@@ -122,17 +125,75 @@ def profiles(path: Annotated[Path | None, typer.Argument(help="Validate this pro
 @app.command()
 def report(
     run_dir: Annotated[Path, typer.Argument(help="Run directory.")],
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="HTML file to write.")] = None,
+    lang: Annotated[str, typer.Option(help="Language of the certificate: pt or en.")] = "pt",
+    pdf: Annotated[bool, typer.Option("--pdf", help="Write the PDF too (beside the HTML).")] = False,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write (.html, or .pdf for the PDF "
+                                                                       "alone); default: report[.en].html in RUN_DIR.")]
+    = None,
+    key_dir: Annotated[Path | None, typer.Option(help="Laboratory key directory, to re-sign a signed run after "
+                                                      "writing into it (default: $BENCH_KEY_DIR or ~/.bench/keys).")]
+    = None,
+    public_key: Annotated[Path | None, typer.Option(help="Trusted public key to verify a signed run with before "
+                                                         "writing into it (default: the laboratory key's).")] = None,
 ) -> None:
-    """Render a run's clause matrix (HTML) from its journal."""
-    from bench.journal import Journal
-    from reports.html_matrix import render_matrix
+    """Render a run's certificate (clause matrix, plots, evidence) from its journal; exit 2 on an error.
+
+    Writing into a signed run directory first verifies it (a run that is not intact is refused), then
+    re-signs it; a report written elsewhere (-o outside RUN_DIR) leaves the run directory untouched.
+    """
+    from bench.journal import Journal, JournalError
+    from bench.profiles import ProfileError
+    from reports.certificate import report_filename, write_report
+    from reports.i18n import LANGUAGES
+    from reports.manifest import MANIFEST_FILE
+    from reports.pdf import PdfUnavailable
 
     if not (run_dir / Journal.FILENAME).is_file():
         error_console.print(f"[red]error:[/] {run_dir}: no {Journal.FILENAME}")
         raise typer.Exit(2)
-    target, _ = render_matrix(run_dir, load_catalogue(), output)
-    console.print(f"Report: {target}")
+    if lang not in LANGUAGES:
+        error_console.print(f"[red]error:[/] --lang {lang!r}: use {' or '.join(LANGUAGES)}")
+        raise typer.Exit(2)
+    target = output if output is not None else run_dir / report_filename(lang, pdf=False)
+    inside = target.resolve().is_relative_to(run_dir.resolve())
+    signed = (run_dir / MANIFEST_FILE).is_file()
+    fingerprint = _checked_for_resigning(run_dir, key_dir, public_key) if inside and signed else None
+    try:
+        written = write_report(run_dir, lang, output=target, pdf=pdf, key_fingerprint=fingerprint)
+    except (PdfUnavailable, JournalError, ProfileError, ValueError) as error:
+        error_console.print(f"[red]error:[/] {run_dir}: {error}")
+        raise typer.Exit(2) from error
+    for path in (written.html, written.pdf):
+        if path is not None:
+            console.print(f"Report: {path}")
+    if fingerprint is not None:
+        from bench.certify import sign_evidence
+
+        if not sign_evidence(console, run_dir, key_dir):
+            raise typer.Exit(2)
+
+
+def _checked_for_resigning(run_dir: Path, key_dir: Path | None, public_key: Path | None) -> str:
+    """Before writing into a signed run: verify it (refuse, exit 2, when it is not intact) and load the key
+    that re-signs it; returns that key's fingerprint."""
+    from reports.signing import KeyFileError, load_key, load_public_key
+    from reports.verify import verify_run
+
+    try:
+        key = load_key(key_dir)
+        trusted = load_public_key(public_key) if public_key is not None else key.public
+    except KeyFileError as error:
+        error_console.print(f"[red]error:[/] {run_dir} is signed; writing a report into it needs the laboratory key "
+                            f"to re-sign it ({error}); or write elsewhere with -o")
+        raise typer.Exit(2) from error
+    verification = verify_run(run_dir, trusted)
+    if not verification.intact:
+        for problem in verification.problems:
+            error_console.print(f"[red]{problem.kind.upper()}[/] {problem.path}: {problem.detail}")
+        error_console.print(f"[red]refused:[/] {run_dir} is not intact ({len(verification.problems)} problem(s)); "
+                            "no report written into it")
+        raise typer.Exit(2)
+    return key.fingerprint
 
 
 SIMULATOR_ALIASES = {"wheel": "roulette-wheel", "shuffler": "card-shuffler", "slot": "slot-machine",

@@ -12,18 +12,33 @@ test:
 
 ``bench``-testable clauses of the profile's equipment kinds that no test cited
 are listed as NOT TESTED too, so the matrix shows what is still uncovered.
+
+With ``applicable=True`` every other catalogued clause about the profile's
+equipment kinds is listed as well (the certificate's clause matrix):
+
+* ATTESTED: a ``procedure`` clause (checked by a person) with an attestation
+  row in the journal (who, when, statement). A procedure clause is never PASS:
+  without an attestation it is NOT TESTED, "no attestation recorded";
+* NOT TESTED: an ``n/a`` clause, with the catalogue's reason it is outside the
+  bench's scope.
+
+An attestation never stands in for a measurement: a ``bench`` clause that only
+has an attestation stays NOT TESTED.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bench.catalogue import Catalogue
 from bench.catalogue.model import Testability
 from bench.journal import Journal
 
-PASS, FAIL, ERROR, NOT_TESTED = "PASS", "FAIL", "ERROR", "NOT TESTED"
+PASS, FAIL, ERROR, NOT_TESTED, ATTESTED = "PASS", "FAIL", "ERROR", "NOT TESTED", "ATTESTED"
+VERDICTS = (PASS, FAIL, ERROR, ATTESTED, NOT_TESTED)
+"""Every verdict, in the order a summary lists them."""
 
 
 @dataclass
@@ -35,6 +50,8 @@ class ClauseVerdict:
     reason: str = ""
     measurements: list[dict[str, Any]] = field(default_factory=list)
     tests: list[dict[str, Any]] = field(default_factory=list)
+    testability: str = Testability.BENCH.value
+    attestations: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def key_measurement(self) -> dict[str, Any] | None:
@@ -63,8 +80,11 @@ def run_id_of(journal: Journal) -> str:
     return runs[0]["run_id"]
 
 
-def clause_verdicts(journal: Journal, catalogue: Catalogue, kinds: list[str] | None = None) -> list[ClauseVerdict]:
-    """Verdicts of every clause the run cites, then the uncovered bench clauses of ``kinds``."""
+def clause_verdicts(
+    journal: Journal, catalogue: Catalogue, kinds: list[str] | None = None, *, applicable: bool = False
+) -> list[ClauseVerdict]:
+    """Verdicts of every clause the run cites, then the uncovered bench clauses of ``kinds``; with
+    ``applicable``, then every procedure and ``n/a`` clause of ``kinds`` too (see the module docstring)."""
     run_id = run_id_of(journal)
     finals = final_tests(journal, run_id)
     measurements = [
@@ -94,9 +114,15 @@ def clause_verdicts(journal: Journal, catalogue: Catalogue, kinds: list[str] | N
         else:
             skipped = [test for test in verdict.tests if test["outcome"] == "skipped"]
             verdict.reason = (
-                f"skipped: {_first_line(skipped[0]['message'])}" if skipped
+                f"skipped: {_first_line(skipped[0]['message']).removeprefix('Skipped: ')}" if skipped
                 else "not applicable to this profile's equipment (no measurement cites it)"
             )
+    for verdict in verdicts.values():
+        if verdict.clause_id in catalogue:
+            verdict.testability = catalogue[verdict.clause_id].testability.value
+    attested: dict[str, list[dict[str, Any]]] = {}
+    for row in journal.rows("attestations", "run_id = ?", (run_id,)):
+        attested.setdefault(row["clause_id"], []).append(row)
     ordered = [verdicts[clause.id] for clause in catalogue.clauses() if clause.id in verdicts]
     ordered += [verdict for clause_id, verdict in verdicts.items() if clause_id not in catalogue]
     for kind in kinds or []:
@@ -104,7 +130,48 @@ def clause_verdicts(journal: Journal, catalogue: Catalogue, kinds: list[str] | N
             if clause.id not in verdicts:
                 verdicts[clause.id] = ClauseVerdict(clause.id, NOT_TESTED, "no suite test of this bench cites it yet")
                 ordered.append(verdicts[clause.id])
+    if applicable:
+        for kind in kinds or []:
+            for clause in catalogue.clauses(kind=kind):
+                if clause.id not in verdicts:
+                    verdicts[clause.id] = ClauseVerdict(clause.id, NOT_TESTED, testability=clause.testability.value)
+                    ordered.append(verdicts[clause.id])
+    for verdict in ordered:
+        verdict.attestations = attested.get(verdict.clause_id, [])
+        _judge_unmeasured(verdict, catalogue)
     return ordered
+
+
+def run_kinds(journal: Journal) -> list[str]:
+    """The equipment kinds of the run's profile (as recorded in the journal)."""
+    from bench.profiles import load_profile_text
+
+    run = journal.rows("runs")[0] if journal.rows("runs") else None
+    if run is None:
+        raise ValueError(f"{journal.path}: the journal holds no run")
+    profile = load_profile_text(run["profile_text"], run["profile_source"])
+    return sorted({item.kind for item in profile.equipment.values()})
+
+
+def verdicts_of_run(run_dir: Path, catalogue: Catalogue, *, applicable: bool = False) -> list[ClauseVerdict]:
+    """:func:`clause_verdicts` of the run in ``run_dir`` for its profile's equipment kinds."""
+    with Journal(Path(run_dir) / Journal.FILENAME, create=False) as journal:
+        return clause_verdicts(journal, catalogue, run_kinds(journal), applicable=applicable)
+
+
+def _judge_unmeasured(verdict: ClauseVerdict, catalogue: Catalogue) -> None:
+    """ATTESTED or the NOT TESTED reason of a procedure or ``n/a`` clause no measurement cites."""
+    if verdict.measurements or verdict.verdict in (FAIL, ERROR):
+        return
+    if verdict.testability == Testability.PROCEDURE.value:
+        if verdict.attestations:
+            verdict.verdict, verdict.reason = ATTESTED, ""
+        else:
+            verdict.reason = "procedure (checked by a person): no attestation recorded"
+    elif verdict.testability == Testability.NOT_APPLICABLE.value and not verdict.tests:
+        verdict.reason = f"outside the bench's scope: {catalogue[verdict.clause_id].reason}"
+    elif verdict.attestations and not verdict.reason:
+        verdict.reason = "an attestation does not replace a measurement of a bench clause"
 
 
 def _first_line(text: str) -> str:

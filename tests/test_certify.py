@@ -11,8 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from bench.journal import Journal
 from reports.signing import init_key
 from reports.verify import verify_run
@@ -21,7 +19,8 @@ BENCH = str(Path(sys.executable).with_name("bench"))
 
 
 def certify(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([BENCH, "certify", "--no-progress", *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([BENCH, "certify", "--no-progress", *args], capture_output=True, text=True, timeout=timeout,
+                          check=False)
 
 
 def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
@@ -37,6 +36,11 @@ def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
     assert f"Report: {run / 'report.html'}" in result.stdout.replace("\n", "")
     report = (run / "report.html").read_text()
     assert "p217-2007/roleta-francesa/13" in report and "PASS" in report
+    english = (run / "report.en.html").read_text()  # the certificate in both languages, signed with the run
+    assert "Test certificate" in english and "Certificado de ensaio" in report and key.fingerprint in english
+    assert {"report.html", "report.en.html"} <= {entry["path"] for entry in
+                                                   json.loads((run / "manifest.json").read_text())["files"]}
+    assert (run / "report.pdf").read_bytes().startswith(b"%PDF") and (run / "report.en.pdf").is_file()
     assert any((run / "allure-results").glob("*-result.json"))
     with Journal(run / Journal.FILENAME, create=False) as journal:
         assert journal.verify_chain().intact
@@ -51,6 +55,8 @@ def test_biased_wheel_fails_naming_the_clause(tmp_path: Path) -> None:
     failing = [line for line in result.stdout.splitlines() if "FAIL" in line]
     assert any("p217-2007/roleta-francesa/5" in line for line in failing), result.stdout
     assert not any("roleta-francesa/2 " in line or "roleta-francesa/13" in line for line in failing)
+    report = (tmp_path / "run" / "report.en.html").read_text()
+    assert "FAIL: at least one clause failed" in report and 'id="plot-pockets-1"' in report
 
 
 def _profile(tmp_path: Path, extra: str = "", spins: int = 1500) -> Path:
