@@ -18,7 +18,10 @@ equipment kinds is listed as well (the certificate's clause matrix):
 
 * ATTESTED: a ``procedure`` clause (checked by a person) with an attestation
   row in the journal (who, when, statement). A procedure clause is never PASS:
-  without an attestation it is NOT TESTED, "no attestation recorded";
+  without an attestation it is NOT TESTED, "no attestation recorded", even when
+  bench measurements support it (they are listed with it); a supporting
+  measurement that fails makes it FAIL, since that is evidence against the
+  equipment;
 * NOT TESTED: an ``n/a`` clause, with the catalogue's reason it is outside the
   bench's scope.
 
@@ -138,7 +141,7 @@ def clause_verdicts(
                     ordered.append(verdicts[clause.id])
     for verdict in ordered:
         verdict.attestations = attested.get(verdict.clause_id, [])
-        _judge_unmeasured(verdict, catalogue)
+        _judge_by_testability(verdict, catalogue)
     return ordered
 
 
@@ -159,9 +162,17 @@ def verdicts_of_run(run_dir: Path, catalogue: Catalogue, *, applicable: bool = F
         return clause_verdicts(journal, catalogue, run_kinds(journal), applicable=applicable)
 
 
-def _judge_unmeasured(verdict: ClauseVerdict, catalogue: Catalogue) -> None:
-    """ATTESTED or the NOT TESTED reason of a procedure or ``n/a`` clause no measurement cites."""
-    if verdict.measurements or verdict.verdict in (FAIL, ERROR):
+def _judge_by_testability(verdict: ClauseVerdict, catalogue: Catalogue) -> None:
+    """ATTESTED or the NOT TESTED reason of a procedure or ``n/a`` clause no measurement cites; a procedure
+    clause whose supporting measurements all passed is not PASS either (a person's check is what it needs)."""
+    if verdict.verdict in (FAIL, ERROR):
+        return  # evidence against the equipment is shown whatever the clause's testability
+    if verdict.measurements and verdict.testability == Testability.PROCEDURE.value:
+        verdict.verdict = ATTESTED if verdict.attestations else NOT_TESTED
+        verdict.reason = "" if verdict.attestations else (
+            "procedure (checked by a person): no attestation recorded; the bench's supporting measurements passed")
+        return
+    if verdict.measurements:
         return
     if verdict.testability == Testability.PROCEDURE.value:
         if verdict.attestations:
