@@ -22,6 +22,7 @@ from bench.catalogue import load_catalogue
 from bench.journal import Journal, JournalError
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
+from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
 from fixtures.session import default_run_dir
 from reports.certificate import write_certificates
@@ -110,6 +111,7 @@ def run_certification(
     catalogue = load_catalogue()
     verdicts = verdicts_of_run(run_dir, catalogue)
     print_summary(console, verdicts)
+    print_suite_times(console, run_dir)
     report = write_reports(console, run_dir, key_dir)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
@@ -138,6 +140,22 @@ def write_reports(console: Console, run_dir: Path, key_dir: Path | None) -> Path
     console.print("Certificate files: " + ", ".join(path.name for path in written.files)
                   + ("" if written.pdf_error is None else f" (no PDF: {written.pdf_error})"))
     return written.html
+
+
+def print_suite_times(console: Console, run_dir: Path) -> None:
+    """Per-suite wall time and test count of the run (issue 6 §5), from the journal."""
+    with Journal(run_dir / Journal.FILENAME, create=False) as journal:
+        times = suite_times(journal)
+    if not times:
+        return
+    table = Table(title="Time per suite")
+    table.add_column("Suite")
+    table.add_column("Tests", justify="right")
+    table.add_column("Time", justify="right")
+    for item in times:
+        table.add_row(item.suite, str(item.tests), f"{item.seconds:.1f} s")
+    table.add_row("all suites", str(sum(item.tests for item in times)), f"{sum(item.seconds for item in times):.1f} s")
+    console.print(table)
 
 
 def print_summary(console: Console, verdicts: list[ClauseVerdict]) -> None:

@@ -29,6 +29,7 @@ def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
     result = certify("--profile", "sim", "--out", str(run), "--key-dir", str(key.directory))
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"key {key.fingerprint}" in result.stdout.replace("\n", "")
+    assert "Time per suite" in result.stdout and "suites/test_roulette.py" in result.stdout
     verification = verify_run(run, key.public)
     assert verification.intact, verification.problems
     assert verification.files_checked > 10
