@@ -18,7 +18,14 @@ Pipeline (classical image processing, no learned model):
    cut out must pass every check of a single die, and what the squares leave of the body must be
    thin side-face strips, table or a glare halo, never anything that can be a die's part; the body
    is read only when exactly one grouping holds.
-4. Checks decide whether the read is safe; if not, the frame is declined with a reason
+4. A body of one die's size still declined (pips lost to shade, a body cut short by a shadow, a
+   spot of table texture), or a die cut out of a grouping that its spots do not read, is read a
+   second way (:mod:`vision.dice_square`): the die's square is placed on its edges and its 3 x 3
+   pip grid sampled there. It is read only when the square is a die's (no side face or die beneath
+   beyond it, nothing of the body outside it), the pip nodes stand well apart from the empty ones,
+   and no glare or motion shows. A lit strip at the frame's edge holding no pip, and a glare spot
+   on the table (under half a die, whitened, soft-edged, no red die's colour around it) are no dice.
+5. Checks decide whether the read is safe; if not, the frame is declined with a reason
    (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
    p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
    the arena polygon, motion blur (the edges of a die sharp across one direction only, or its
@@ -43,6 +50,7 @@ from vision.declines import Decline
 from vision.dice_pips import FaceFit, Pips, find_pips, fit_face, pip_contrast
 from vision.dice_segment import SCALE, Blob, Segmentation, segment_dice
 from vision.dice_split import group_faces
+from vision.dice_square import SquareRead, read_square
 from vision.frame import check_image
 
 
@@ -173,6 +181,8 @@ class _Region:
     """Images computed once per patch (gradients, smoothed whiteness), shared by the checks."""
     problem: str = ""
     clean: bool = False
+    frame: np.ndarray | None = None
+    """The whole frame (BGR), for looking around the body."""
     min_fill: float = 0.7
     """Least share of its bounding rectangle a clean die's body fills (see :meth:`DiceReader._cover`)."""
     """Read as one die with a square body and no problem."""
@@ -184,6 +194,10 @@ _DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE
 
 _GROUPABLE = (Decline.STACKED, Decline.COCKED, Decline.GLARE, Decline.UNREADABLE)
 """Declines of a body that a grouping of its pips into faces may resolve (never motion or outside the arena)."""
+
+
+_SQUARE_READABLE = (Decline.STACKED, Decline.COCKED, Decline.GLARE, Decline.UNREADABLE)
+"""Declines of a body of one die's size that a read in the die's own square may resolve (:meth:`DiceReader._square_verdict`)."""
 
 
 class DiceReader:
@@ -209,6 +223,8 @@ class DiceReader:
         dice: list[DieRead] = []
         declines: list[tuple[Decline, str]] = []
         for region in regions:
+            if self._edge_strip(region, image.shape):
+                continue
             verdict = self._verdict(region, die_area)
             if verdict.decline is not None:  # a glare halo joined to a die: read the die's own square
                 cut = self._without_glare(region, die_area)
@@ -220,6 +236,10 @@ class DiceReader:
                 grouped = self._grouped(region, die_area)
                 if grouped is not None:
                     verdict = grouped
+            if verdict.decline in _SQUARE_READABLE:  # one die the spots did not read: read it in its square
+                squared = self._square_verdict(region, die_area)
+                if squared is not None:
+                    verdict = squared
             dice.extend(verdict.dice)
             if verdict.decline is not None:
                 declines.append((verdict.decline, verdict.detail))
@@ -243,6 +263,23 @@ class DiceReader:
                             f"die at ({low[0].centre_px[0]:.0f}, {low[0].centre_px[1]:.0f}) read with confidence "
                             f"{low[0].confidence:.2f} < {cfg.min_confidence}")
         return DiceRead(tuple(dice), None, f"{len(dice)} dice read")
+
+    def _edge_strip(self, region: _Region, shape: tuple[int, ...]) -> bool:
+        """Whether the region is a lit strip of table at the frame's edge: no die.
+
+        Beyond the arena (rail, desk) the table is often lighter at the frame's edge than the coarse
+        table estimate, and the strip joins the die mask. The arena lies within the frame, so a body
+        touching the frame's edge that holds no pip (no round spot of a pip's size inside it), or a long
+        one (twice as long as wide) holding one spot that reads as no believable face, is dropped;
+        a die read there still declines the frame (outside the arena), and a die lost so changes the
+        count of dice the game throws.
+        """
+        strip_with_speck = (len(region.pips) == 1 and region.blob.aspect >= 2.0
+                            and (region.single is None or bool(region.problem)))
+        if len(region.pips) > 0 and not strip_with_speck:
+            return False
+        x, y, w, h = region.blob.bbox
+        return not (x > 1 and y > 1 and x + w < shape[1] - 1 and y + h < shape[0] - 1)
 
     def _die_area(self, regions: list[_Region]) -> float | None:
         """Area (px) of one die's body: the median over bodies that read cleanly as one die, else configured."""
@@ -306,7 +343,7 @@ class DiceReader:
             pips = pips.subset(depth[_pixel(pips.centres, (x0, y0), body.shape)] >= (0.06 if translucent else 0.03))
         deep = found.subset(depth[_pixel(found.centres, (x0, y0), body.shape)] >= 0.06)
         region = _Region(blob=blob, patch=patch, body=body, origin=(x0, y0), translucent=translucent, found=deep,
-                         pips=pips, candidates=candidates, all_found=found, light=light)
+                         pips=pips, candidates=candidates, all_found=found, light=light, frame=image)
         self._read_single(region)
         return region
 
@@ -395,6 +432,8 @@ class DiceReader:
         # what lies outside the die must be glare, not another die or a side face: mostly whitened, or with an
         # outline far softer than the die's own edges (a die's edge is a step, a glare halo fades out)
         glare_share = 0.0 if bright is None else cv2.countNonZero(cv2.bitwise_and(outside, bright)) / out_area
+        if region.translucent and _reddish_share(region.patch, outside) >= 0.03:
+            return None  # glare is white: a red die washed by glare stays red at its corners, a halo on the table not
         if glare_share < 0.3 or out_area >= die_area:
             grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
             strength = cv2.dilate(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
@@ -540,10 +579,66 @@ class DiceReader:
             # the square eroded to 0.84 of an edge); a halo beside the die may reach into its square's edge
             cut.glare_zone = cv2.erode(square, np.ones((3, 3), np.uint8), iterations=max(1, round(0.11 * edge)))
             verdict = self._verdict(cut, die_area)
+            if verdict.decline in _SQUARE_READABLE:  # the spots did not read the die: its square may
+                verdict = self._square_verdict(cut, die_area) or verdict
             if verdict.decline is not None or len(verdict.dice) != 1 or verdict.dice[0].face != group.face:
                 return None
             dice.extend(verdict.dice)
         return _Verdict(dice=dice)
+
+    def _square_verdict(self, region: _Region, die_area: float | None) -> _Verdict | None:
+        """Read a body of one die's size in the die's own square (:mod:`vision.dice_square`); ``None`` when unsafe.
+
+        The body must be 0.5 to 1.3 dice large. The square found on the die's edges must be within 10 %
+        of square with no second outward step beyond its sides (the side face of a leaning die, a die
+        beneath: at most 0.15 of the side's own step), its pip nodes separated (weakest pip at least twice
+        the strongest empty node), and
+        the body must hold nothing a die's square does not explain: outside the square grown by 12 % of
+        an edge, under a tenth of a die (a side face of a leaning die, a die beneath or beside it, or a
+        glare halo is more). Every round pip-sized spot well inside the square as contrasted as the pips
+        (60 % of them) must sit on a pip node. The die must be sharp all round (gradient anisotropy at least
+        0.65, stricter than for a die read by its spots), and glare over any of the nine pip
+        places (:func:`_washed_nodes`) declines the body for glare.
+        """
+        cfg = self.config
+        if die_area is None or not 0.5 * die_area <= region.blob.area <= 1.3 * die_area:
+            return None
+        edge = float(np.sqrt(die_area))
+        patch = region.patch
+        if region.translucent:
+            channel = np.ascontiguousarray(patch[..., 2]).astype(np.float32)
+        else:
+            channel = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        contrast = pip_contrast(patch, region.translucent, int(max(5, round(edge * 0.35))) | 1)
+        read = read_square(channel, contrast, region.body, edge, region.origin)
+        if isinstance(read, str) or read.separation < 2.0 or read.aspect > 1.1 or read.beyond > 0.15:
+            return None
+        centre = (read.centre[0] - region.origin[0], read.centre[1] - region.origin[1])
+        square = self._square(region.body, centre, read.edge, read.angle_deg)
+        grown = self._square(region.body, centre, read.edge * 1.24, read.angle_deg)
+        if cv2.countNonZero(cv2.subtract(region.body, grown)) > 0.1 * die_area:
+            return None
+        inner = self._square(region.body, centre, read.edge * 0.8, read.angle_deg)
+        spots = region.candidates
+        if len(spots):
+            inside = inner[_pixel(spots.centres, region.origin, inner.shape)] > 0
+            nodes = np.asarray(read.pips, float)
+            gap = np.hypot(*(spots.centres[:, None, :] - nodes[None, :, :]).transpose(2, 0, 1)).min(axis=1)
+            on = inside & (gap <= 0.12 * read.edge)
+            reference = _mid(spots.contrast[on]) if on.any() else 0.0
+            # a spot off the nodes as contrasted as the pips is a pip of something else; a fainter one is a pip
+            # of another face seen through a red die, or texture
+            if bool((inside & ~on & (spots.contrast >= 0.6 * reference)).any()):
+                return None
+        where = _xy(read.centre)
+        # a die read only in its square must be sharp all round: a die at rest keeps a gradient anisotropy of
+        # 0.66 or more, a moving one (smeared over 0.3 edge or more) at most 0.61
+        if self._motion(region, max(cfg.motion_anisotropy, 0.65)) is not None:
+            return None
+        washed = _washed_nodes(region, read, square)
+        if washed:
+            return _Verdict(decline=Decline.GLARE, detail=f"glare over {washed} pip place(s) of the die at {where}")
+        return _Verdict(dice=[_square_die(read, region.candidates)])
 
     def _outline_angle(self, region: _Region, centre: tuple[float, float], edge: float) -> float:
         """Orientation (deg, 0..90) of a die's outline around ``centre`` (patch px): the strongest edge direction.
@@ -636,9 +731,7 @@ class DiceReader:
         if cv2.minMaxLoc(white, part)[1] < dice_white + 25.0:
             return False
         if region.translucent:  # glare is white, a red die red to its corners even when glare washes its face
-            blue, green, red = cv2.split(region.patch)
-            reddish = cv2.compare(red.astype(np.float32), 1.8 * cv2.max(blue, green).astype(np.float32), cv2.CMP_GE)
-            return cv2.countNonZero(cv2.bitwise_and(reddish, reddish, mask=part)) < 0.03 * cv2.countNonZero(part)
+            return _reddish_share(region.patch, part) < 0.03
         points, strength, near = self._outline_strength(region, dice)
         by_part = cv2.dilate(part, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
         off = by_part & ~near
@@ -687,7 +780,17 @@ class DiceReader:
             smear = _smeared(region.found, pip_area)
             if smear:
                 return _Verdict(decline=Decline.MOTION, detail=f"die at {where}: {smear}")
+        if (ratio is not None and ratio < 0.5 and (region.single is None or region.problem)
+                and self._glare(region, _pip_area(pips)) and _sharp_outline(region) < 0.25
+                and not _red_die_near(region, float(np.sqrt(die_area)))):
+            return _Verdict()  # a glare spot on the table: under half a die, whitened, a soft outline, no face
         if len(region.found) == 0:
+            inside = self._arena is not None and cv2.pointPolygonTest(self._arena, blob.centroid, True) > 0.5 * (
+                np.sqrt(die_area or blob.area))
+            if inside and ratio is not None and 0.6 <= ratio <= 1.6 and blob.fill >= 0.7 and _stands_out(region):
+                motion = self._motion(region, cfg.motion_anisotropy)
+                if motion is not None:  # a die's size well inside the arena, smeared along one direction: moving
+                    return _Verdict(decline=Decline.MOTION, detail=f"die-sized body at {where} is smeared ({motion})")
             if blob.fill < 0.85 or (ratio is not None and ratio < 0.55):
                 return _Verdict()  # a round light patch or a speck: not a die
             if _sharp_outline(region) < 0.25:
@@ -1001,7 +1104,8 @@ def _split(patch: np.ndarray, body: np.ndarray, k: int, die_area: float) -> np.n
 
     Seeds are the cores of the body (distance to the outline at least 55 % of its largest); when
     there are ``k`` of them, a watershed on the colour image grows them to the seams between the
-    dice. Otherwise k-means on the pixel positions splits the body (straight cuts).
+    dice. Otherwise k-means on the pixel positions, started from k slices along the body's long axis,
+    splits the body (straight cuts).
     """
     depth = _depth(body)
     cores = (depth >= 0.55 * depth.max()).astype(np.uint8)
@@ -1023,7 +1127,13 @@ def _split(patch: np.ndarray, body: np.ndarray, k: int, die_area: float) -> np.n
     ys, xs = np.nonzero(body)
     points = np.column_stack([xs, ys]).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, labels, _ = cv2.kmeans(points, k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    # start from k slices along the body's long axis: deterministic (k-means++ seeding draws from OpenCV's global
+    # random state, which would make the read depend on what ran before)
+    centred = points - points.mean(axis=0)
+    axis = np.linalg.eigh(centred.T @ centred)[1][:, -1]
+    along = centred @ axis
+    start = np.minimum((np.argsort(np.argsort(along)) * k) // len(along), k - 1).astype(np.int32).reshape(-1, 1)
+    _, labels, _ = cv2.kmeans(points, k, start, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
     out[ys, xs] = labels.ravel()
     return out
 
@@ -1103,6 +1213,46 @@ def _smeared(found: Pips, pip_area: float) -> str:
     return ""
 
 
+def _reddish_share(patch: np.ndarray, part: np.ndarray) -> float:
+    """Share of the pixels of ``part`` (uint8 mask) that are a red die's red (red at least 1.8 times blue and green)."""
+    blue, green, red = cv2.split(patch)
+    reddish = cv2.compare(red.astype(np.float32), 1.8 * cv2.max(blue, green).astype(np.float32), cv2.CMP_GE)
+    return cv2.countNonZero(cv2.bitwise_and(reddish, reddish, mask=part)) / max(cv2.countNonZero(part), 1)
+
+
+def _red_die_near(region: _Region, edge: float) -> bool:
+    """Whether a red die's colour shows within half an edge of the body (a red die washed by glare, not table).
+
+    Red-die pixels: red at least 1.8 times blue and green, at least 120 and 1.5 times the median red
+    around; more than 3 % of the neighbourhood.
+    """
+    if region.frame is None:
+        return True
+    x, y, w, h = region.blob.bbox
+    reach = round(0.5 * edge)
+    near = region.frame[max(y - reach, 0):y + h + reach, max(x - reach, 0):x + w + reach]
+    blue, green, red = cv2.split(near)
+    level = max(120.0, 1.5 * float(np.median(red)))
+    die_red = (red.astype(np.float32) >= 1.8 * cv2.max(blue, green).astype(np.float32)) & (red >= level)
+    return bool(die_red.mean() > 0.03)
+
+
+def _stands_out(region: _Region) -> bool:
+    """Whether the body's brightest part is a die's, far above the table around it (a lit patch of table is not).
+
+    A moving die is smeared over less than its edge, so its core keeps the die's brightness: the 90th
+    percentile of the body (grey, or red for a red die) at least 1.3 times the table's mean around it and
+    30 grey levels above it.
+    """
+    channel = region.patch[..., 2] if region.translucent else cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
+    ring = cv2.subtract(cv2.dilate(region.body, np.ones((7, 7), np.uint8)), region.body)
+    if not ring.any():
+        return False
+    table = cv2.mean(channel, ring)[0]
+    top = float(np.percentile(channel[region.body > 0], 90))
+    return top >= max(1.3 * table, table + 30.0)
+
+
 def _sharp_outline(region: _Region) -> float:
     """Share of the body's outline on a sharp edge (>= 20 grey levels per px): a die has one, a glare spot not."""
     grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -1133,7 +1283,9 @@ def _part_problem(fit: FaceFit, pips: Pips, rect: tuple, cfg: DiceReaderConfig) 
         return uneven
     short = min(rect[1])
     offset = float(np.linalg.norm(np.asarray(fit.centre) - np.asarray(rect[0]))) / max(short, 1.0)
-    if offset > 0.3:
+    # a part cut along a seam may be off its die's centre; a lone pip that far off is a corner pip of a 2 or 3
+    # whose other pips went to the neighbouring part (a corner pip lies 0.35-0.41 of an edge off the centre)
+    if offset > (0.3 if fit.face > 1 else 0.2):
         return f"pips centred {offset:.0%} of an edge off the part's centre"
     if fit.face > 1:
         ratio = fit.spacing / max(short, 1.0)
@@ -1151,6 +1303,42 @@ def _die(fit: FaceFit, pips: Pips, edge: float) -> DieRead:
     pips_px = tuple((float(x), float(y), float(d) / 2) for (x, y), d in zip(pips.centres, pips.diameters))
     return DieRead(face=fit.face, centre_px=fit.centre, edge_px=float(edge), angle_deg=fit.angle_deg,
                    confidence=confidence, pip_diameters_px=tuple(float(d) for d in pips.diameters), pips_px=pips_px)
+
+
+def _washed_nodes(region: _Region, read: SquareRead, square: np.ndarray) -> int:
+    """How many of the die's nine pip places glare washes (0 when none).
+
+    Glare adds white light: the least of the three channels, smoothed at about a pip's size (so a
+    white pip alone barely lifts it), at a pip place stands above the die's own level (median over
+    its square) by 0.4 of the way to white. A pip lit so may be hidden (a black pip washed out) or
+    faked (white glare on a red die), whether or not the face read is canonical.
+    """
+    patch = region.patch
+    white = cv2.min(cv2.min(patch[..., 0], patch[..., 1]), patch[..., 2]).astype(np.float32)
+    smooth = cv2.GaussianBlur(white, (0, 0), max(1.5, 0.1 * read.edge))
+    level = float(np.median(white[square > 0])) if square.any() else float(np.median(white))
+    at = _pixel(np.asarray(read.nodes, float), region.origin, white.shape)
+    return int((smooth[at] >= level + 0.4 * (255.0 - level)).sum())
+
+
+def _square_die(read: SquareRead, spots: Pips) -> DieRead:
+    """A die read in its square frame; confidence from the pips' separation from the empty nodes.
+
+    Each pip is the spot found on its node (within 0.12 of an edge) when there is one, else the node
+    with a pip of 16 % of the edge across (a starting point for measuring it).
+    """
+    confidence = float(np.clip(0.5 + 0.1 * min(read.separation, 10.0) - 0.25, 0.0, 1.0))
+    pips: list[tuple[float, float, float]] = []
+    for x, y in read.pips:
+        if len(spots):
+            gap = np.hypot(spots.centres[:, 0] - x, spots.centres[:, 1] - y)
+            k = int(np.argmin(gap))
+            if gap[k] <= 0.12 * read.edge:
+                pips.append((float(spots.centres[k, 0]), float(spots.centres[k, 1]), float(spots.diameters[k]) / 2))
+                continue
+        pips.append((x, y, 0.08 * read.edge))
+    return DieRead(face=read.face, centre_px=read.centre, edge_px=read.edge, angle_deg=read.angle_deg,
+                   confidence=confidence, pip_diameters_px=tuple(2 * r for _, _, r in pips), pips_px=tuple(pips))
 
 
 def read_dice(image: np.ndarray, config: DiceReaderConfig | None = None) -> DiceRead:
