@@ -149,8 +149,9 @@ def die_faces(faces: Sequence[Sequence[int]], alpha: float = 0.01, sides: int = 
     return _encode(figure, fmt)
 
 
-def card_position_heatmap(counts: Sequence[Sequence[float]], fmt: str = "svg") -> bytes:
-    """Standardised residuals (O − E)/√E of the card-by-position table (E from its margins)."""
+def card_position_heatmap(counts: Sequence[Sequence[float]], fmt: str = "svg", block: int = 1) -> bytes:
+    """Standardised residuals (O − E)/√E of the card-by-position table (E from its margins); ``block`` cards per
+    row and column when positions are grouped."""
     table = np.asarray(counts, dtype=float)
     if table.ndim != 2 or min(table.shape) < 2:
         raise ValueError("card-by-position counts: need a 2-D table of at least 2 x 2")
@@ -164,9 +165,10 @@ def card_position_heatmap(counts: Sequence[Sequence[float]], fmt: str = "svg") -
     figure, axes = plt.subplots(figsize=(5.5, 4.6))
     image = axes.imshow(residual, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
     figure.colorbar(image, ax=axes, label="(O − E)/√E")
-    axes.set_xlabel("position after the shuffle")
-    axes.set_ylabel("card (position before)")
-    axes.set_title(f"Card by position, {round(total / table.shape[0]):,} shuffles")
+    grouped = f" (blocks of {block})" if block > 1 else ""
+    axes.set_xlabel(f"position after the shuffle{grouped}")
+    axes.set_ylabel(f"card (position before){grouped}")
+    axes.set_title(f"Card by position, {round(total / (table.shape[0] * block)):,} shuffles")
     return _encode(figure, fmt)
 
 
@@ -232,7 +234,7 @@ PLOTS: dict[str, Callable[[dict[str, Any], str], bytes]] = {
     "pockets": lambda s, fmt: pocket_frequencies(s["order"], s["counts"], s["alpha"], fmt),
     "sectors": lambda s, fmt: sector_statistic(s["order"], s["counts"], 9, s["alpha"], fmt),
     "dice": lambda s, fmt: die_faces(s["faces"], s["alpha"] or 0.01, fmt=fmt),
-    "cards": lambda s, fmt: card_position_heatmap(s["counts"], fmt),
+    "cards": lambda s, fmt: card_position_heatmap(s["counts"], fmt, int(s.get("block", 1))),
     "sequential": lambda s, fmt: sequential_path(s["n"], s["log_lr"], s["upper"], s["lower"], fmt),
     "jackpot": lambda s, fmt: jackpot_over_time(s["bets_cents"], s["value_cents"], s["start_cents"],
                                                 s["increment_percent"], fmt),

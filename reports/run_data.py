@@ -18,6 +18,7 @@ from the final attempt's measurements unless stated:
 * ``dice``: the observation stream ``dice/throws``, values ``{"faces": [int, ...]}``;
 * ``cards``: ``details["position_counts"]``: rows = card (or block of cards) by its
   input position, columns = output position (or block), counts over the shuffles;
+  ``details["position_block_cards"]`` the cards per block (default 1);
 * ``sequential``: ``details["sequential_path"]`` = ``{"n": [...], "log_lr": [...],
   "upper": float, "lower": float | None}`` (natural log of the likelihood ratio, the
   boundaries log(1/α) and log(β) of :class:`rng_tests.sequential.SequentialTest`);
@@ -543,7 +544,8 @@ def _series(journal: Journal, run_id: str, measurements: list[MeasurementInfo],
             add("pockets", m, m.clauses, order=order, counts=[int(counts[str(number)]) for number in order],
                 alpha=m.alpha or 0.01)
         if isinstance(details.get("position_counts"), list) and details["position_counts"]:
-            add("cards", m, m.clauses, counts=details["position_counts"])
+            add("cards", m, m.clauses, counts=details["position_counts"],
+                block=int(details.get("position_block_cards", 1)))
         path = details.get("sequential_path")
         if isinstance(path, dict) and path.get("n"):
             add("sequential", m, m.clauses, n=path["n"], log_lr=path["log_lr"], upper=path["upper"],

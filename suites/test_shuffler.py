@@ -456,7 +456,8 @@ def test_shuffles_are_random(card_shuffler: Any, shuffles: ObservationStream, me
         "shuffles_tested": sample, "shuffles_not_usable": unusable,
         "not_usable_because": "the cycle did not start from a complete deck or did not deal it whole once",
     }
-    for member in adjustment.tests:
+    heat_map = {"position_counts": _position_counts(rows).tolist(), "position_block_cards": POSITION_BLOCK}
+    for number, member in enumerate(adjustment.tests):
         result = family[member.name]
         measure(
             f"shuffles: {result.test}",
@@ -468,8 +469,23 @@ def test_shuffles_are_random(card_shuffler: Any, shuffles: ObservationStream, me
             sample_size=result.sample_size,
             power=round(power, 6) if member.name == "rising_sequences" else None,
             details={"raw_p_value": result.p_value, "degrees_of_freedom": result.degrees_of_freedom}
-            | dict(result.details) | context,
+            | dict(result.details) | context | (heat_map if number == 0 else {}),
         )
+
+
+POSITION_BLOCK = 4
+"""Cards per block of the certificate's card-by-position heat map (52 cards: 13 x 13 blocks)."""
+
+
+def _position_counts(rows: np.ndarray) -> np.ndarray:
+    """Counts of (block of the position a card started from, block of the position it was dealt at) over the
+    shuffles: under H0 every cell expects shuffles x block² / cards; a weak riffle piles them near the diagonal."""
+    cards = rows.shape[1]
+    blocks = -(-cards // POSITION_BLOCK)
+    counts = np.zeros((blocks, blocks), dtype=np.int64)
+    dealt_at = np.broadcast_to(np.arange(cards), rows.shape)
+    np.add.at(counts, (rows // POSITION_BLOCK, dealt_at // POSITION_BLOCK), 1)
+    return counts
 
 
 # -- jams and damaged cards ----------------------------------------------------------------------

@@ -127,6 +127,13 @@ def test_a_three_riffle_shuffler_fails_randomness_only(runs: dict[str, Future[Ru
     assert "shuffles: rising sequences" in failed and failed <= {row["name"] for row in run.named("shuffles: ")}
     [rising] = run.named("shuffles: rising sequences")
     assert rising["details"]["mean_per_shuffle"] <= 8  # 3 riffles leave at most 2^3 rising sequences
+    heat = [row["details"]["position_counts"] for row in run.named("shuffles: ") if "position_counts" in row["details"]]
+    assert len(heat) == 1  # the certificate's card-by-position heat map, recorded once
+    counts = np.array(heat[0])
+    assert counts.shape == (13, 13) and (counts.sum(axis=1) == 4 * 40).all()
+    # 3 riffles leave the top and bottom blocks of the deck near where they started: the corners are over-filled
+    expected = 4 * 40 / 13
+    assert counts[0, 0] > 1.5 * expected and counts[12, 12] > 1.5 * expected
 
 
 def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: dict[str, Future[Run]]) -> None:
