@@ -57,6 +57,8 @@ class Run:
         with Journal(run_dir / Journal.FILENAME, create=False) as journal:
             self.measurements = journal.rows("measurements")
             self.tests = {row["nodeid"].split("::")[-1]: row for row in journal.rows("tests", "phase = 'final'")}
+            self.equipment = {row["name"]: row for row in journal.rows("equipment")}
+            self.attachments = [row["name"] for row in journal.rows("attachments")]
 
     def verdicts(self) -> dict[str, str]:
         """Clause → PASS or FAIL over the measurements citing it."""
@@ -142,6 +144,9 @@ def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: d
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*INCREMENT)
     assert run.failed() == {"level 1 value after the power cycle"}
+    # the supply that fed the controller: its identity as its *IDN? reported it, and its wire log, are evidence
+    assert run.equipment["psu"]["reported"]["serial"] and run.equipment["psu"]["kind"] == "power-supply"
+    assert "psu wire log" in run.attachments
     lost = run.named("level 1 value after the power cycle")
     assert lost["value"] == 1_000_000 and lost["expected"] >= 1_000_000 + 10 * 70  # back to the start value
     assert run.named("meters after the power cycle")["passed"]  # its meters are in non-volatile memory
