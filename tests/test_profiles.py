@@ -128,18 +128,18 @@ def test_toml_syntax_error_names_the_file(tmp_path: Path) -> None:
 
 
 def test_a_real_device_needs_a_connection_port(tmp_path: Path) -> None:
-    message, path = _error(tmp_path, SIM_TEXT.replace(FAIR_SIMULATOR, ""))
+    message, path = _error(tmp_path, SIM_TEXT.replace(FAIR_SIMULATOR, "", 1))
     assert message.startswith(f"{path}: key equipment.wheel:")
     assert "needs connection.port" in message
 
 
 def test_an_empty_port_is_refused(tmp_path: Path) -> None:
-    message, _ = _error(tmp_path, SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "" }'))
+    message, _ = _error(tmp_path, SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "" }', 1))
     assert "key equipment.wheel.connection.port:" in message
 
 
 def test_a_connection_port_and_a_simulator_together_are_refused(tmp_path: Path) -> None:
-    text = SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "/dev/ttyUSB0" }\n' + FAIR_SIMULATOR)
+    text = SIM_TEXT.replace(FAIR_SIMULATOR, 'connection = { port = "/dev/ttyUSB0" }\n' + FAIR_SIMULATOR, 1)
     message, path = _error(tmp_path, text)
     assert message.startswith(f"{path}: key equipment.wheel:")
     assert "not both" in message
