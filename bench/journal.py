@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 GENESIS_HASH = "0" * 64
 SCHEMA_VERSION = 1
@@ -297,7 +297,7 @@ class Journal:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> Journal:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

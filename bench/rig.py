@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from bench.profiles.gaming_table import GamingTableEquipment
 from bench.profiles.jackpot import JackpotEquipment
 from bench.profiles.model import DiceTableEquipment, Equipment, Profile, RngEquipment, RouletteWheelEquipment
 from bench.profiles.shuffler import ShufflerEquipment
@@ -22,6 +23,7 @@ from bench.profiles.slot import SlotMachineEquipment
 from bench.rig_cameras import open_dice_table, open_wheel_camera
 from bench.rig_power import RigPower, RigSupply
 from drivers.dice_table import DiceTable
+from drivers.gaming_table import GamingTable, SerialGamingTable
 from drivers.instruments import PowerCycleCheck, PowerSupply
 from drivers.jackpot import JackpotController, make_jackpot_controller
 from drivers.rng_source import RngSource, SerialRngSource
@@ -46,7 +48,7 @@ def simulator_config(equipment: Equipment) -> dict[str, object]:
     return config
 
 
-Driver = RouletteWheel | RngSource | CardShuffler | SlotMachine | JackpotController
+Driver = RouletteWheel | RngSource | CardShuffler | SlotMachine | JackpotController | GamingTable
 
 
 def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
@@ -60,6 +62,8 @@ def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
                              deal_timeout_s=equipment.options.deal_timeout_s)
     if isinstance(equipment, JackpotEquipment):
         return make_jackpot_controller(equipment.options.protocol, link)
+    if isinstance(equipment, GamingTableEquipment):
+        return SerialGamingTable(link, round_timeout_s=equipment.options.round_timeout_s)
     if isinstance(equipment, SlotMachineEquipment):
         options = equipment.options
         return SasSlotMachine(link, make_transport(equipment.framing, link), address=options.address,

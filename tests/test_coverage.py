@@ -46,3 +46,18 @@ def test_citations_follow_constants_computed_ids_and_module_marks(tmp_path: Path
         "suites/test_example.py::test_computed", "suites/test_example.py::test_constants",
         "suites/test_example.py::test_only_module_mark"]
     assert not any("helper" in test for tests in cited.values() for test in tests)
+
+
+def test_every_uncovered_bench_clause_has_a_reason_and_the_document_is_current() -> None:
+    from bench.catalogue import load_catalogue
+    from bench.catalogue.model import Testability
+    from bench.coverage_reasons import DOCUMENT, coverage_markdown, uncovered_reason
+    from bench.paths import suite_files
+
+    catalogue = load_catalogue()
+    cited = citations(suite_files())
+    for clause in catalogue.clauses(testability=Testability.BENCH):
+        if clause.id not in cited:
+            assert not uncovered_reason(clause).startswith("Not covered yet"), f"{clause.id} has no reason"
+    assert DOCUMENT.read_text(encoding="utf-8") == coverage_markdown(catalogue, cited), (
+        "docs/coverage.md is out of date: run python -m bench.coverage_reasons")

@@ -13,6 +13,7 @@ from pydantic import Field, PositiveFloat, model_validator
 
 from bench.profiles.base import EquipmentBase, Identity, SimulatorBase, Strict
 from bench.profiles.camera import CameraConnection
+from bench.profiles.gaming_table import GamingTableEquipment
 from bench.profiles.instruments import FrequencyCounterInstrument, Instrument, PowerSupplyInstrument
 from bench.profiles.jackpot import JackpotEquipment
 from bench.profiles.shuffler import ShufflerEquipment
@@ -232,7 +233,7 @@ class DiceTableEquipment(Strict):
 
 
 Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment | ShufflerEquipment
-                      | SlotMachineEquipment | JackpotEquipment, Field(discriminator="kind")]
+                      | SlotMachineEquipment | JackpotEquipment | GamingTableEquipment, Field(discriminator="kind")]
 
 
 class Laboratory(Strict):

@@ -26,6 +26,7 @@ SIMULATOR_MODULES: dict[str, str] = {
     "card-shuffler": "drivers.sim.shuffler",
     "slot-machine": "drivers.sim.slot_machine",
     "jackpot-display": "drivers.sim.jackpot_controller",
+    "gaming-table": "drivers.sim.gaming_table",
 }
 
 _PR_SET_PDEATHSIG = 1
