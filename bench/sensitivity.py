@@ -55,6 +55,21 @@ MATRIX: tuple[FaultRow, ...] = (
          "p217-2007/maquinas-automaticas/9", "p217-2007/maquinas-automaticas/14"),
     _row("meters lost on power loss", "sim-volatile-slot", "slot",
          "p217-2007/maquinas-automaticas/9", "p217-2007/maquinas-automaticas/14"),
+    _row("roulette table pays a split 16 to 1", "sim-table-split-pays-16", "gaming_tables",
+         "p217-2007/roleta-francesa/18"),
+    _row("roulette table takes half the even chances on zero", "sim-table-zero-loses-half", "gaming_tables",
+         "p217-2007/roleta-francesa/19"),
+    _row("roulette table maximum above the regulation's multiple", "sim-table-limit-too-high", "gaming_tables",
+         "p217-2007/roleta-francesa/24"),
+    _row("craps field pays 12 triple", "sim-table-field-12-pays-triple", "gaming_tables", "p217-2007/craps/13.1"),
+    _row("cussec small wins on a triple", "sim-table-triple-wins-small", "gaming_tables", "p217-2007/cussec/9"),
+    _row("banca francesa line bets play whole", "sim-table-line-bets-play-whole", "gaming_tables",
+         "p217-2007/banca-francesa/11"),
+    _row("blackjack dealer hits soft 17", "sim-table-dealer-hits-soft-17", "gaming_tables",
+         "p217-2007/blackjack/6", "p217-2007/blackjack/19"),
+    _row("blackjack pays 6 to 5", "sim-table-blackjack-pays-6-5", "gaming_tables", "p217-2007/blackjack/21"),
+    _row("bacará bank draws like the player", "sim-table-banca-draws-like-ponto", "gaming_tables",
+         "p217-2007/bacara-ponto-e-banca/13"),
 )
 
 

@@ -31,6 +31,15 @@ class RouletteOptions(Strict):
     ``alpha`` their significance level. ``outcome_source`` says where each game's
     winning number comes from: the wheel's own serial report, the camera, or both
     (the serial number is the outcome and every camera read is compared with it).
+
+    ``sequential = true`` judges sector fairness with an anytime-valid sequential test
+    (``suites/test_roulette.py``): ``spins`` becomes the most spins played, and the wheel
+    stops as soon as the test rejects fairness (type I error <= ``alpha``) or accepts it
+    (type II error <= ``beta`` against the named sector alternatives). The Pearson
+    chi-square on a sample whose size the sequential rule chose does not keep its
+    nominal level, so it is then information only, unless ``chi_square_spins`` > 0:
+    that many spins are always played, the chi-square judges exactly the first
+    ``chi_square_spins`` of them, and the two tests share ``alpha`` (Bonferroni, alpha/2 each).
     """
 
     game: Literal["roleta-francesa", "roleta-americana"] = "roleta-francesa"
@@ -39,11 +48,23 @@ class RouletteOptions(Strict):
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
     spin_timeout_s: PositiveFloat = 120.0
     outcome_source: Literal["serial", "camera", "both"] = "serial"
+    sequential: bool = False
+    beta: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.1
+    chi_square_spins: Annotated[int, Field(ge=0, le=10_000_000)] = 0
 
     @model_validator(mode="after")
     def _french_game_needs_french_layout(self) -> RouletteOptions:
         if self.game == "roleta-francesa" and self.layout != "french":
             raise ValueError("game 'roleta-francesa' requires layout 'french' (p217-2007/roleta-francesa/2)")
+        return self
+
+    @model_validator(mode="after")
+    def _chi_square_spins_within_a_sequential_budget(self) -> RouletteOptions:
+        if self.chi_square_spins and not self.sequential:
+            raise ValueError("chi_square_spins applies to sequential = true (a fixed run judges all its spins)")
+        if self.chi_square_spins and not 37 <= self.chi_square_spins <= self.spins:
+            raise ValueError(f"chi_square_spins must be 0 or between 37 and spins ({self.spins}), "
+                             f"got {self.chi_square_spins}")
         return self
 
     @property
