@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, model_validator
 
+from bench.profiles.attestations import Attestation
 from bench.profiles.base import EquipmentBase, Identity, SimulatorBase, Strict
 from bench.profiles.camera import CameraConnection
 from bench.profiles.gaming_table import GamingTableEquipment
@@ -273,6 +274,8 @@ class Profile(Strict):
     equipment: dict[str, Equipment] = Field(min_length=1)
     instruments: dict[str, Instrument] = Field(default_factory=dict)
     """Lab instruments (VISA): power supplies feeding equipment, frequency counters watching a rotor."""
+    attestations: list[Attestation] = Field(default_factory=list)
+    """People's attestations of procedure clauses, journalled with the run and shown ATTESTED on the certificate."""
 
     @model_validator(mode="after")
     def _instruments_name_equipment(self) -> Profile:
