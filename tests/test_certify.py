@@ -45,7 +45,11 @@ def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
     assert any((run / "allure-results").glob("*-result.json"))
     with Journal(run / Journal.FILENAME, create=False) as journal:
         assert journal.verify_chain().intact
-        assert len(journal.observations(journal.rows("runs")[0]["run_id"], "wheel/spins")) == 3700
+        run_id = journal.rows("runs")[0]["run_id"]
+        [sequential] = journal.rows("measurements", "name = 'sector fairness, sequential test'")
+        spins = len(journal.observations(run_id, "wheel/spins"))
+        # the sequential test stopped the wheel when it accepted fairness: every spin played is journalled, no more
+        assert sequential["value"] == "accept H0" and spins == sequential["details"]["spins_to_decision"] < 3700
 
 
 def test_biased_wheel_fails_naming_the_clause(tmp_path: Path) -> None:
