@@ -363,3 +363,48 @@ def test_a_lit_strip_at_the_frame_s_edge_is_no_die() -> None:
     result = read_dice(image, _config(truth))
     assert result.accepted, result.detail
     assert result.faces == (5,)
+
+
+def _clean_frame(seed: int, index: int):
+    """Frame ``index`` of ``benchmarks/dice_reader_accuracy.py`` part 1 run with base seed ``seed``."""
+    rng = np.random.default_rng(seed)
+    styles = list(STYLES.values())
+    for i in range(index + 1):
+        scene = random_dice_scene(rng, int(rng.integers(1, 6)), styles[i % 3])
+        image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
+    return image, truth
+
+
+@pytest.mark.parametrize(("seed", "index"), [(777, 2), (777, 53)])
+def test_touching_dice_the_spots_do_not_read_are_read_die_by_die_in_their_squares(
+        seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clusters of touching dice that the spot readers decline (split cut wrong, pips not grouped) are read
+    right when each die is read in its own square (:mod:`vision.dice_cluster`); without that read the
+    frame is declined, so the test fails if the cluster read stops doing its job."""
+    import vision.dice
+
+    image, truth = _clean_frame(seed, index)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    monkeypatch.setattr(vision.dice, "cluster_verdict", lambda *args: None)
+    assert not read_dice(image, _config(truth)).accepted
+
+
+def test_a_die_leaning_on_another_is_not_read_as_a_cluster_of_flat_dice() -> None:
+    """A die cocked against its neighbour: both up faces read cleanly in their squares, but the leaning
+    die's side face between them shows pips squashed alike across a side: the frame is not read."""
+    image, truth = _fault_frame("cocked", 72)
+    assert truth.expected_decline == Decline.COCKED
+    result = read_dice(image, _config(truth))
+    assert not result.accepted, f"read as {result.faces}"
+
+
+@pytest.mark.parametrize("index", [10])
+def test_a_leaning_die_with_a_square_body_is_told_by_its_side_face_s_pips(index: int) -> None:
+    """A cocked white die whose body looks square and whose two up-face pips read a clean 2 (once accepted):
+    the pips of its wide side face, squashed alike across its side, decline it as cocked."""
+    image, truth = _fault_frame("cocked", index)
+    assert truth.expected_decline == Decline.COCKED
+    result = read_dice(image, _config(truth))
+    assert result.decline == Decline.COCKED, result.detail

@@ -57,6 +57,8 @@ class SquareRead:
     """Longer over shorter side of the square found on the die's edges."""
     beyond: float
     """Strongest outward step of brightness beyond a side (0.25 to 0.75 of an edge out) over the side's own step."""
+    beyond_sides: tuple[tuple[float, float, float], ...] = ()
+    """Per side of the square: the outward normal (x, y, frame axes) and that side's ``beyond``."""
 
 
 
@@ -120,7 +122,8 @@ def read_square(channel: np.ndarray, contrast: np.ndarray, body: np.ndarray, edg
     aspect = max(width, height) / max(min(width, height), 1.0)
     side = 0.5 * (width + height)
     cx, cy = 0.5 * (left + right) + 0.5, 0.5 * (top + bottom) + 0.5  # a step's gradient peaks half a px early
-    beyond = _beyond(aligned, (left, top, right, bottom), edge)
+    sides = _beyond(aligned, (left, top, right, bottom), edge)
+    beyond = max(sides)
     pips_map = cv2.warpAffine(contrast.astype(np.float32), turn, (size, size), flags=flags,
                               borderMode=cv2.BORDER_CONSTANT)
     radius = max(1, round(0.06 * side))
@@ -150,15 +153,18 @@ def read_square(channel: np.ndarray, contrast: np.ndarray, body: np.ndarray, edg
     frame_nodes = nodes @ back[:, :2].T + back[:, 2] + np.asarray(origin, float)
     grid = (np.array([cx, cy]) + _NODES * spread * side) @ back[:, :2].T + back[:, 2] + np.asarray(origin, float)
     centre = np.array([cx, cy]) @ back[:, :2].T + back[:, 2] + np.asarray(origin, float)
+    normals = np.array([(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)]) @ back[:, :2].T
     return SquareRead(face=face, centre=(float(centre[0]), float(centre[1])), angle_deg=float(angle) % 90.0,
                       edge=float(side), separation=float(separation), pip_contrast=float(np.median(values)),
                       pips=tuple((float(x), float(y)) for x, y in frame_nodes),
                       nodes=tuple((float(x), float(y)) for x, y in grid), aspect=float(aspect),
-                      beyond=beyond)
+                      beyond=beyond, beyond_sides=tuple((float(n[0]), float(n[1]), float(b))
+                                                        for n, b in zip(normals, sides, strict=True)))
 
 
-def _beyond(aligned: np.ndarray, box: tuple[int, int, int, int], edge: float) -> float:
-    """Strongest outward step beyond any side of the die's square, over that side's own step (see the module doc).
+def _beyond(aligned: np.ndarray, box: tuple[int, int, int, int], edge: float) -> list[float]:
+    """Strongest outward step beyond each side (left, right, top, bottom) of the die's square, over that side's
+    own step (see the module doc).
 
     Going out of a flat die the brightness falls at its side (to the table or the die's shadow, which
     then rises back to the table), and again at the outer edge of the side face it shows off the
@@ -174,16 +180,16 @@ def _beyond(aligned: np.ndarray, box: tuple[int, int, int, int], edge: float) ->
     inset_x, inset_y = round(0.15 * (right - left)), round(0.15 * (bottom - top))
     rows, cols = slice(top + inset_y, bottom - inset_y + 1), slice(left + inset_x, right - inset_x + 1)
     near, far = round(0.25 * edge), round(0.75 * edge)
-    worst = 0.0
+    worst = [0.0, 0.0, 0.0, 0.0]
     # (profile of outward falling steps along the outward axis, index of the side, outward direction)
-    for profile, at, step in ((np.maximum(gx[rows], 0).sum(axis=0), left, -1),
+    for k, (profile, at, step) in enumerate(((np.maximum(gx[rows], 0).sum(axis=0), left, -1),
                               (np.maximum(-gx[rows], 0).sum(axis=0), right, 1),
                               (np.maximum(gy[:, cols], 0).sum(axis=1), top, -1),
-                              (np.maximum(-gy[:, cols], 0).sum(axis=1), bottom, 1)):
+                              (np.maximum(-gy[:, cols], 0).sum(axis=1), bottom, 1))):
         own = float(profile[max(at - 1, 0):min(at + 2, size)].max())
         lo, hi = sorted((at + step * near, at + step * far))
         lo, hi = max(lo, 0), min(hi, size - 1)
         if hi <= lo or own <= 0:
             continue
-        worst = max(worst, float(profile[lo:hi + 1].max()) / own)
+        worst[k] = float(profile[lo:hi + 1].max()) / own
     return worst

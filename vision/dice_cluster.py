@@ -1,0 +1,126 @@
+"""Read a body of two to five touching dice die by die, each in its own square (:mod:`vision.dice_square`).
+
+A cluster the spot readers decline (:mod:`vision.dice_touching` cuts it wrong, the pips do not
+group into faces: a pip lost to shade, a spot of texture) is cut into as many parts as its area
+holds dice (:func:`vision.dice_touching.split_body`); each part seeds one die, whose square is then
+found on the die's own edges and its 3 x 3 pip grid sampled there. The cluster is read only when
+every guard of a single die read in its square holds for every die, and the squares explain the
+whole body:
+
+* each square within 10 % of square, its pip nodes separated (weakest pip at least twice the
+  strongest empty node), no stray pip-sized spot inside it, sharp all round, no glare over a pip
+  place;
+* no second outward step beyond a side (a leaning die's side face, a die beneath), except on a side
+  that faces another die of the cluster (there the neighbour's own edge and pips lie); and, since
+  that side is not looked at, no pips of a wide side face beside the squares (:func:`vision.dice_faults.side_face_pips`:
+  a die leaning on its neighbour shows them between the two);
+* the squares barely overlap, each holds 0.6 of a die's area of the body, what they leave of the
+  body is thin side-face strips, table or a glare halo (:func:`vision.dice_halo.rest_is_no_die`),
+  and no pip-sized spot lies off them;
+* exactly one count of dice (the nearest whole numbers to the body's area in dice) passes.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.declines import Decline
+from vision.dice_faults import motion_problem, side_face_pips, washed_nodes
+from vision.dice_halo import rest_is_no_die
+from vision.dice_square import SquareRead, read_square
+from vision.dice_square_verdict import square_die_read, square_images, stray_spot
+from vision.dice_touching import split_body
+from vision.dice_types import DiceReaderConfig, Region, Verdict, median_pip_area, pixel, square_mask
+
+CLUSTER_READABLE = (Decline.STACKED, Decline.COCKED, Decline.GLARE, Decline.UNREADABLE)
+"""Declines of a body of several dice that a read die by die in their squares may resolve."""
+
+
+def cluster_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig) -> Verdict | None:
+    """The dice of a touching cluster read in their squares (see the module docstring); ``None`` when unsafe."""
+    if die_area is None:
+        return None
+    ratio = region.blob.area / die_area
+    if not 1.6 <= ratio <= 5.5:
+        return None
+    counts = sorted({k for k in (int(np.floor(ratio)), int(np.ceil(ratio))) if 2 <= k <= 5 and -0.4 <= ratio - k <= 0.6})
+    held = [v for v in (_read_k(region, die_area, k, cfg) for k in counts) if v is not None]
+    return held[0] if len(held) == 1 else None
+
+
+def _read_k(region: Region, die_area: float, k: int, cfg: DiceReaderConfig) -> Verdict | None:
+    """The cluster read as ``k`` dice, ``None`` when any guard fails."""
+    body, origin = region.body, region.origin
+    edge = float(np.sqrt(die_area))
+    labels = split_body(region.patch, body, k, die_area)
+    channel, contrast = square_images(region, edge)
+    reads: list[SquareRead] = []
+    for part in range(k):
+        mask = (labels == part).astype(np.uint8)
+        if cv2.countNonZero(mask) < 0.5 * die_area:
+            return None
+        read = read_square(channel, contrast, mask, edge, origin)
+        if isinstance(read, str) or read.separation < 2.0 or read.aspect > 1.1:
+            return None
+        reads.append(read)
+    centres = np.array([r.centre for r in reads])
+    squares = [square_mask(body, (r.centre[0] - origin[0], r.centre[1] - origin[1]), r.edge * 1.06, r.angle_deg)
+               for r in reads]
+    union = np.zeros_like(body)
+    for square in squares:
+        union |= square
+    if sum(cv2.countNonZero(s) for s in squares) - cv2.countNonZero(union) > 0.12 * die_area:
+        return None
+    if any(cv2.countNonZero(cv2.bitwise_and(body, s)) < 0.6 * die_area for s in squares):
+        return None
+    rest = cv2.subtract(body if region.light is None else region.light, union)
+    width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
+    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area):
+        return None
+    spots = region.all_found
+    if len(spots):  # no pip-sized spot off the dice, on the dice's colour
+        margin = max(3, round(0.2 * edge)) | 1
+        at = pixel(spots.centres, origin, body.shape)
+        off = cv2.dilate(union, np.ones((margin, margin), np.uint8))[at] == 0
+        if region.light is not None:
+            off &= cv2.dilate(region.light, np.ones((3, 3), np.uint8))[at] > 0
+        pip_area = median_pip_area(region.pips) or 0.02 * die_area
+        if bool((off & (spots.areas >= 0.25 * pip_area) & (spots.areas <= 2.5 * pip_area)
+                 & (spots.elongation >= 0.2)).any()):
+            return None
+    faces = [(r.centre, r.edge, r.angle_deg, r.pips) for r in reads]
+    if side_face_pips(region.all_found, faces, region.origin, region.body.shape) >= 2:
+        return None
+    dice = []
+    for g, (read, square) in enumerate(zip(reads, squares, strict=True)):
+        if _beyond_free(read, np.delete(centres, g, axis=0), edge) > 0.15 or stray_spot(region, read):
+            return None
+        if motion_problem(region, max(cfg.motion_anisotropy, 0.65), cv2.bitwise_and(body, square)) is not None:
+            return None
+        if washed_nodes(region, read, square):
+            return None
+        dice.append(square_die_read(read, region.candidates))
+    return Verdict(dice=dice)
+
+
+def _beyond_free(read: SquareRead, others: np.ndarray, edge: float) -> float:
+    """The die's strongest outward step beyond a side that faces no other die of the cluster.
+
+    A side faces a neighbour when the neighbour's centre lies within 1.6 edges and within 45 degrees
+    of the side's outward normal.
+    """
+    worst = 0.0
+    for nx, ny, value in read.beyond_sides:
+        if len(others):
+            d = others - np.asarray(read.centre)
+            dist = np.hypot(d[:, 0], d[:, 1])
+            facing = (dist <= 1.6 * edge) & (d @ np.array([nx, ny]) >= 0.7 * dist)
+            if facing.any():
+                continue
+        worst = max(worst, value)
+    return worst
+
+
+

@@ -1,0 +1,181 @@
+"""A glare halo on the table joined to a die's body: cut it off, or tell it from a die's part.
+
+:func:`without_glare` cuts a body to its die's square when what lies outside is a glare halo;
+:func:`rest_is_no_die` judges what the dice's squares leave of a body (table the mask took in, or
+a glare halo, never a die's side face or a die beneath).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.dice_faults import chroma, glare_mask, reddish_share, whiteness
+from vision.dice_pips import fit_face
+from vision.dice_region import cut_region
+from vision.dice_types import DiceReaderConfig, Region, median_pip_area, pixel
+
+
+def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig) -> Region | None:
+    """The region cut to the square of one die when what lies outside that square is a glare halo.
+
+    A glare spot on the table next to a die is as light as the die and joins its body. The die's
+    square is placed on its pip grid (centre and axes; for a 1, the outline without the glare)
+    with the die's edge from the frame (+6 %). The part of the body outside it must be glare:
+    under a third of a die's area whitened like glare (:func:`vision.dice_faults.glare_area`) or else an outline far
+    softer than the die's own edges (at most a quarter of their share of steps >= 20 grey levels
+    per px; a tenth when the part is larger than a die); it must hold no spot of a fifth of a
+    pip's size (a side face's or another die's pips; on a whitened halo only round pip-sized
+    ones count, its falloff makes crescents), and be less than 2.5 dice. The cut region is then
+    judged by every check again. ``None`` when any of this does not hold.
+    """
+    pips = region.pips
+    if die_area is None or not 1 <= len(pips) <= 6 or region.blob.area < 1.1 * die_area:
+        return None
+    fit = region.single or fit_face(pips.centres, None, cfg.grid_tolerance)
+    if fit is None:
+        return None
+    bright = glare_mask(region, cfg.glare_level)
+    body = region.body
+    if fit.face > 1:
+        angle = fit.angle_deg
+    else:  # one pip gives no axes: the outline of the body without the glare does
+        core = body if bright is None else cv2.subtract(body, cv2.dilate(bright, np.ones((5, 5), np.uint8)))
+        ys, xs = np.nonzero(core)
+        if len(xs) < 0.5 * die_area:
+            return None
+        angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))[2]
+    edge = float(np.sqrt(die_area)) * 1.06
+    centre = (fit.centre[0] - region.origin[0], fit.centre[1] - region.origin[1])
+    corners = cv2.boxPoints((centre, (edge, edge), angle))
+    square = np.zeros_like(body)
+    cv2.fillConvexPoly(square, np.round(corners * 16).astype(np.int32), 1, lineType=cv2.LINE_8, shift=4)
+    inside = cv2.bitwise_and(body, square)
+    outside = cv2.subtract(body, square)
+    out_area = cv2.countNonZero(outside)
+    in_area = cv2.countNonZero(inside)
+    if out_area >= 2.5 * die_area or in_area < 0.75 * die_area:
+        return None
+    # what lies outside the die must be glare, not another die or a side face: mostly whitened, or with an
+    # outline far softer than the die's own edges (a die's edge is a step, a glare halo fades out)
+    glare_share = 0.0 if bright is None else cv2.countNonZero(cv2.bitwise_and(outside, bright)) / out_area
+    if region.translucent and reddish_share(region.patch, outside) >= 0.03:
+        return None  # glare is white: a red die washed by glare stays red at its corners, a halo on the table not
+    if glare_share < 0.3 or out_area >= die_area:
+        grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
+        strength = cv2.dilate(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
+                                            cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8.0,
+                              np.ones((5, 5), np.uint8))
+        contours, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        points = np.concatenate(contours).reshape(-1, 2)
+        near = cv2.dilate(square, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
+        sharp = strength[points[:, 1], points[:, 0]] >= 20.0
+        if near.all() or (~near).sum() < 8:
+            return None
+        own, off = float(sharp[near].mean()), float(sharp[~near].mean())
+        if own < 0.3 or off > 0.25 * own or (out_area >= die_area and off > 0.1 * own):
+            return None
+    # no spot of a fifth of a pip's size off the die (pips of a side face or of another die); on a glare halo,
+    # whose falloff makes crescents of contrast, no round spot of pip size
+    spots = region.candidates if glare_share >= 0.3 else region.all_found
+    if len(spots):
+        margin = max(3, round(0.12 * edge)) | 1  # a dark seam along the die's edge is not a spot off it
+        off = cv2.dilate(square, np.ones((margin, margin), np.uint8))[pixel(spots.centres, region.origin,
+                                                                              body.shape)] == 0
+        if bool((off & (spots.areas >= 0.2 * median_pip_area(pips)) & (spots.elongation >= 0.15)).any()):  # not seams
+            return None
+    return cut_region(region, square, cfg)
+
+
+def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area: float) -> bool:
+    """Whether ``rest`` (uint8 mask: the body outside the dice's squares ``dice``) holds no part of a die.
+
+    Each part of it is judged alone; crumbs under 8 % of a die are dropped. Any other part must be
+    table that the die mask took in, or a glare halo on the table.
+
+    Table: of the table's hue (chromaticity, BGR over their sum, at most 0.4 times as far from the
+    table's around the body as from the dice's, which differ by 0.02 or more; shade changes a die's
+    brightness, not its hue) or, beside white dice, far more tinted than they are (chroma, max - min
+    over max, 1.8 times theirs and 0.04 up: a white die stays neutral in shade); under half a die,
+    and not 40 grey levels whiter than the table (least channel: glare adds white light).
+
+    Glare halo (:func:`is_glare_halo`): whiter than the table, with a core whiter than the dice, and an
+    outline that fades out everywhere. Anything else may be a die's side face, a die under another,
+    or a die washed by glare: the body is not read.
+    """
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(rest)
+    ring = cv2.subtract(cv2.dilate(region.body, np.ones((7, 7), np.uint8)), region.body)
+    table = np.asarray(cv2.mean(region.patch, ring)[:3])
+    colour = np.asarray(cv2.mean(region.patch, dice if region.light is None else dice & region.light)[:3])
+    table_hue, dice_hue = table / max(float(table.sum()), 1.0), colour / max(float(colour.sum()), 1.0)
+    hues_apart = np.linalg.norm(dice_hue - table_hue) >= 0.02
+    white, _ = whiteness(region)
+    table_white = cv2.mean(white, ring)[0]
+    top = white[(dice if region.light is None else dice & region.light) > 0]
+    dice_white = float(np.percentile(top, 90)) if len(top) else 255.0  # the dice's lit faces, not their pips
+    glare = 0
+    for label in range(1, count):
+        area = stats[label, cv2.CC_STAT_AREA]
+        if area < 0.08 * die_area:
+            continue
+        part = (labels == label).astype(np.uint8)
+        mean = np.asarray(cv2.mean(region.patch, part)[:3])
+        hue = mean / max(float(mean.sum()), 1.0)
+        to_table, to_dice = float(np.linalg.norm(hue - table_hue)), float(np.linalg.norm(hue - dice_hue))
+        whiter = cv2.mean(white, part)[0] - table_white
+        tinted = not region.translucent and chroma(mean) >= max(1.8 * chroma(colour), chroma(colour) + 0.04)
+        if (tinted or (hues_apart and to_table <= 0.4 * to_dice)) and whiter < 40.0 and area < 0.5 * die_area:
+            continue  # table the mask took in
+        if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white):
+            return False
+        glare += area
+    return glare < 2.5 * die_area
+
+
+def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float, white: np.ndarray,
+          table_white: float, dice_white: float) -> bool:
+    """Whether ``part`` (uint8 mask beside the dice ``dice``) is a glare halo on the table.
+
+    Glare adds white light that fades out from a core: the part's least channel (smoothed) is on
+    average 15 grey levels above the table's around the body and peaks 25 above the dice's lit faces
+    (their 90th percentile: a die smeared by motion is never whiter than a die at rest). On red
+    dice the part must hold almost no red pixel (under 3 %: red at least 1.8 times blue and green; a
+    red die washed by glare stays red at its corners). On white dice the body's outline along the
+    part must be soft everywhere: over every stretch of 0.4 of an edge the mean gradient is at most
+    0.65 of the mean along the dice (a die, or the part of one left uncovered by another, keeps a
+    die's edge along some stretch, about as strong as the dice's; a die washed by glare keeps its
+    outline).
+    """
+    if cv2.mean(white, part)[0] < table_white + 15.0:
+        return False
+    if cv2.minMaxLoc(white, part)[1] < dice_white + 25.0:
+        return False
+    if region.translucent:  # glare is white, a red die red to its corners even when glare washes its face
+        return reddish_share(region.patch, part) < 0.03
+    points, strength, near = outline_strength(region, dice)
+    by_part = cv2.dilate(part, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
+    off = by_part & ~near
+    window = max(4, round(0.4 * float(np.sqrt(die_area))))
+    if near.sum() < 8 or off.sum() < window:
+        return False
+    own = float(strength[near].mean())
+    values = np.where(off, strength, 0.0)
+    kernel = np.ones(window)
+    sums = np.convolve(np.concatenate([values, values[:window - 1]]), kernel, "valid")
+    full = np.convolve(np.concatenate([off, off[:window - 1]]).astype(float), kernel, "valid") >= window
+    return bool(full.any()) and float(sums[full].max()) / window <= 0.65 * own
+
+
+def outline_strength(region: Region, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The body's outline points in order (N, 2), the edge strength there (grey levels per px, 5 x 5 max),
+    and which of them lie along the dice (``dice`` mask dilated by 2 px)."""
+    strength = region.cache.get("strength")
+    if strength is None:
+        grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
+        strength = region.cache["strength"] = cv2.dilate(
+            cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
+                          cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    points = max(contours, key=len).reshape(-1, 2)
+    near = cv2.dilate(dice, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
+    return points, strength[points[:, 1], points[:, 0]], near
