@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from drivers import line_frame
-from drivers.line_frame import Frame, encode
+from drivers.line_frame import Frame, encode, whole_number
 from drivers.serial_link import FrameError
 
 __all__ = [
@@ -67,19 +67,6 @@ def parse_pairs(text: str, frame: Frame, what: str) -> Mapping[str, str]:
             raise FrameError(f"{frame.type} {what} {text!r} must be key=value pairs joined by ';'", frame.raw)
         pairs[key] = value
     return MappingProxyType(pairs)
-
-
-def _integer(frame: Frame, index: int, name: str, minimum: int = 0) -> int:
-    try:
-        text = frame.fields[index]
-    except IndexError as error:
-        raise FrameError(f"{frame.type} lacks its {name}", frame.raw) from error
-    if not text.isdigit() or not text.isascii():
-        raise FrameError(f"{frame.type} {name} {text!r} must be a whole number", frame.raw)
-    value = int(text)
-    if value < minimum:
-        raise FrameError(f"{frame.type} {name} {value} must be at least {minimum}", frame.raw)
-    return value
 
 
 def _fields(frame: Frame, frame_type: str, count: int, what: str) -> None:
@@ -179,7 +166,7 @@ class NotPlayed:
 def parse_status(frame: Frame) -> int:
     """The last round the table played (frame ``STATUS``; 0 before the first)."""
     _fields(frame, "STATUS", 1, "last round")
-    return _integer(frame, 0, "last round")
+    return whole_number(frame, 0, "last round")
 
 
 def _parse_limit(frame: Frame) -> ChanceLimits:
@@ -187,7 +174,7 @@ def _parse_limit(frame: Frame) -> ChanceLimits:
     chance = frame.fields[1]
     if not chance:
         raise FrameError("LIM chance is empty", frame.raw)
-    limits = ChanceLimits(chance, _integer(frame, 2, "minimum", 1), _integer(frame, 3, "maximum", 1))
+    limits = ChanceLimits(chance, whole_number(frame, 2, "minimum", 1), whole_number(frame, 3, "maximum", 1))
     return limits
 
 
@@ -212,22 +199,22 @@ def _parse_bet(frame: Frame) -> TableBet:
         raise FrameError("BET chance is empty", frame.raw)
     if decision not in DECISIONS:
         raise FrameError(f"BET decision {decision!r} is not one of {', '.join(DECISIONS)}", frame.raw)
-    stake, prize, lost = (_integer(frame, i, name, low) for i, name, low in
+    stake, prize, lost = (whole_number(frame, i, name, low) for i, name, low in
                           ((4, "stake", 1), (6, "prize", 0), (7, "lost", 0)))
     if lost > stake:
         raise FrameError(f"BET lost {lost} is more than the stake {stake}", frame.raw)
-    return TableBet(_integer(frame, 1, "index", 1), chance, parse_pairs(frame.fields[3], frame, "spec"), stake,
+    return TableBet(whole_number(frame, 1, "index", 1), chance, parse_pairs(frame.fields[3], frame, "spec"), stake,
                     DECISIONS[decision], prize, lost, None if after == NONE else after)
 
 
 def parse_round(header: Frame, items: list[Frame]) -> TableRound:
     """A ``RND`` block: header ``RND,round,game,outcome,context,k``, then k ``BET`` frames of that round."""
     _fields(header, "RND", 5, "round, game, outcome, context, bet count")
-    number = _integer(header, 0, "round number", 1)
+    number = whole_number(header, 0, "round number", 1)
     bets = []
     for item in items:
         bet = _parse_bet(item)
-        if _integer(item, 0, "round number", 1) != number:
+        if whole_number(item, 0, "round number", 1) != number:
             raise FrameError(f"BET of round {item.fields[0]} inside round {number}", item.raw)
         bets.append(bet)
     if not header.fields[2]:
@@ -274,7 +261,7 @@ class BlockReader:
 
     def _count(self) -> int:
         assert self.header is not None
-        return _integer(self.header, self._count_at, "item count")
+        return whole_number(self.header, self._count_at, "item count")
 
     def feed(self, frame: Frame) -> tuple[Frame, list[Frame]] | None:
         if frame.type == self.header_type:
@@ -287,7 +274,7 @@ class BlockReader:
             return None
         if frame.type == self.item_type:
             expected = len(self.items) + 1
-            if _integer(frame, self._index_at, "item number", 1) != expected:
+            if whole_number(frame, self._index_at, "item number", 1) != expected:
                 self.header = None
                 raise FrameError(f"{self.item_type} frame {frame.fields[self._index_at]} where {expected} was due "
                                  "(a frame of the block was lost)", frame.raw)

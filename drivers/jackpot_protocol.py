@@ -23,7 +23,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from drivers import line_frame
-from drivers.line_frame import Frame, encode
+from drivers.line_frame import Frame, encode, whole_number
 from drivers.serial_link import FrameError
 from drivers.sim.jackpot_rules import Hit, Payout, PayTable, Prize, PrizeKind, parse_percent
 
@@ -117,19 +117,6 @@ class HitSettlement:
         return sum(payout.amount_cents for payout in self.payouts)
 
 
-def _integer(frame: Frame, index: int, name: str, minimum: int = 0) -> int:
-    try:
-        text = frame.fields[index]
-    except IndexError as error:
-        raise FrameError(f"{frame.type} lacks its {name}", frame.raw) from error
-    if not text.isdigit() or not text.isascii():
-        raise FrameError(f"{frame.type} {name} {text!r} must be a whole number", frame.raw)
-    value = int(text)
-    if value < minimum:
-        raise FrameError(f"{frame.type} {name} {value} must be at least {minimum}", frame.raw)
-    return value
-
-
 def _expect(frame: Frame, frame_type: str, count: int | None, what: str, *, at_least: bool = False) -> None:
     if frame.type != frame_type:
         raise FrameError(f"expected a {frame_type} frame, got {frame.type}", frame.raw)
@@ -139,7 +126,7 @@ def _expect(frame: Frame, frame_type: str, count: int | None, what: str, *, at_l
 
 def parse_tx(frame: Frame) -> int:
     """The transaction number a transaction reply echoes (field 1 of ``ACK``, ``PAID``)."""
-    return _integer(frame, 0, "transaction number", 1)
+    return whole_number(frame, 0, "transaction number", 1)
 
 
 def parse_configuration(frame: Frame) -> JackpotConfiguration:
@@ -147,24 +134,24 @@ def parse_configuration(frame: Frame) -> JackpotConfiguration:
     _expect(frame, "CONF", 3, "game, jackpot bet and levels")
     if frame.fields[0] not in GAMES:
         raise FrameError(f"CONF game {frame.fields[0]!r} is not one of {', '.join(GAMES)}", frame.raw)
-    levels = _integer(frame, 2, "level count", 1)
+    levels = whole_number(frame, 2, "level count", 1)
     if levels > MAX_LEVELS:
         raise FrameError(f"CONF level count {levels} above {MAX_LEVELS}", frame.raw)
-    return JackpotConfiguration(frame.fields[0], _integer(frame, 1, "jackpot bet", 1), levels, frame.raw)
+    return JackpotConfiguration(frame.fields[0], whole_number(frame, 1, "jackpot bet", 1), levels, frame.raw)
 
 
 def parse_level(frame: Frame, level: int) -> LevelState:
     """Fields of a ``LEVEL`` frame: level, value, start value (cents), increment percentage, tx; the level asked for."""
     _expect(frame, "LEVEL", 5, "level, value, start, percentage and tx")
-    number = _integer(frame, 0, "level", 1)
+    number = whole_number(frame, 0, "level", 1)
     if number != level:
         raise FrameError(f"LEVEL {number} sent, level {level} asked for", frame.raw)
     try:
         percent = parse_percent(frame.fields[3])
     except ValueError as error:
         raise FrameError(f"LEVEL increment ({error})", frame.raw) from error
-    return LevelState(number, _integer(frame, 1, "value"), _integer(frame, 2, "start value", 1), percent,
-                      _integer(frame, 4, "transaction number"), frame.raw)
+    return LevelState(number, whole_number(frame, 1, "value"), whole_number(frame, 2, "start value", 1), percent,
+                      whole_number(frame, 4, "transaction number"), frame.raw)
 
 
 def _values(frame: Frame, fields: tuple[str, ...], levels: int | None) -> tuple[int, ...]:
@@ -173,13 +160,13 @@ def _values(frame: Frame, fields: tuple[str, ...], levels: int | None) -> tuple[
     if levels is not None and len(fields) != levels:
         raise FrameError(f"{frame.type} carries {len(fields)} level values, the controller has {levels}", frame.raw)
     shifted = Frame(frame.type, fields, frame.raw)
-    return tuple(_integer(shifted, index, f"level {index + 1} value") for index in range(len(fields)))
+    return tuple(whole_number(shifted, index, f"level {index + 1} value") for index in range(len(fields)))
 
 
 def parse_values(frame: Frame, levels: int | None = None) -> LevelValues:
     """Fields of a ``VAL`` frame: tx, then each level's value in cents."""
     _expect(frame, "VAL", 2, "tx and at least one level value", at_least=True)
-    return LevelValues(_integer(frame, 0, "transaction number"), _values(frame, frame.fields[1:], levels), frame.raw)
+    return LevelValues(whole_number(frame, 0, "transaction number"), _values(frame, frame.fields[1:], levels), frame.raw)
 
 
 def parse_bet_ack(frame: Frame, levels: int | None = None) -> LevelValues:
@@ -195,13 +182,13 @@ def parse_reset_ack(frame: Frame) -> tuple[int, int, int]:
     _expect(frame, "ACK", 4, "tx, RESET, level and value")
     if frame.fields[1] != "RESET":
         raise FrameError(f"ACK is for {frame.fields[1]!r}, not 'RESET'", frame.raw)
-    return parse_tx(frame), _integer(frame, 2, "level", 1), _integer(frame, 3, "value")
+    return parse_tx(frame), whole_number(frame, 2, "level", 1), whole_number(frame, 3, "value")
 
 
 def parse_status(frame: Frame) -> JackpotStatus:
     """Fields of a ``STATUS`` frame: tx, bets, bet total (cents), hits, paid total (cents)."""
     _expect(frame, "STATUS", 5, "tx, bets, bet total, hits and paid total")
-    return JackpotStatus(*(_integer(frame, index, name) for index, name in enumerate(
+    return JackpotStatus(*(whole_number(frame, index, name) for index, name in enumerate(
         ("transaction number", "bet count", "bet total", "hit count", "paid total"))), raw=frame.raw)
 
 
@@ -218,8 +205,8 @@ def parse_paid(frame: Frame) -> HitSettlement:
         if match is None:
             raise FrameError(f"PAID payment {order} {text!r} is not seat:hand:amount", frame.raw)
         payouts.append(Payout(order, int(match["seat"]), match["hand"], int(match["amount"]), bool(match["short"])))
-    return HitSettlement(parse_tx(frame), _integer(frame, 1, "level", 1), _integer(frame, 2, "pool before"),
-                         _integer(frame, 3, "pool after"), tuple(payouts), frame.raw)
+    return HitSettlement(parse_tx(frame), whole_number(frame, 1, "level", 1), whole_number(frame, 2, "pool before"),
+                         whole_number(frame, 3, "pool after"), tuple(payouts), frame.raw)
 
 
 def encode_hit(tx: int, level: int, hits: list[Hit] | tuple[Hit, ...]) -> bytes:
@@ -292,7 +279,7 @@ def parse_display_amount(text: str) -> int | None:
 def parse_display(frame: Frame, level: int) -> DisplayReading:
     """Fields of a ``DISP`` frame: level, then the display text (the rest of the frame: it may contain commas)."""
     _expect(frame, "DISP", 2, "level and text", at_least=True)
-    number = _integer(frame, 0, "level", 1)
+    number = whole_number(frame, 0, "level", 1)
     if number != level:
         raise FrameError(f"DISP of level {number} sent, level {level} asked for", frame.raw)
     text = ",".join(frame.fields[1:])

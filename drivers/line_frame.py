@@ -85,6 +85,21 @@ class DeviceIdentity:
     firmware: str
 
 
+def whole_number(frame: Frame, index: int, name: str, minimum: int = 0) -> int:
+    """Field ``index`` of ``frame`` as a whole number of ASCII digits, at least ``minimum``; FrameError naming
+    the frame type, the field and what is wrong (missing, a sign or anything but digits, too small)."""
+    try:
+        text = frame.fields[index]
+    except IndexError as error:
+        raise FrameError(f"{frame.type} lacks its {name}", frame.raw) from error
+    if not text.isdigit() or not text.isascii():
+        raise FrameError(f"{frame.type} {name} {text!r} must be a whole number", frame.raw)
+    value = int(text)
+    if value < minimum:
+        raise FrameError(f"{frame.type} {name} {value} must be at least {minimum}", frame.raw)
+    return value
+
+
 def encode_identity(identity: dict[str, str]) -> bytes:
     """The ``ID`` reply for an identity given as a mapping (missing fields sent empty)."""
     return encode("ID", *(identity.get(key, "") for key in IDENTITY_FIELDS))
