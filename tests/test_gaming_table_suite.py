@@ -19,10 +19,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from suite_runs import BENCH, SuiteRun
 
 from bench.journal import Journal
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "suites" / "test_gaming_tables.py"
 FRANCESA, CRAPS, BJ, BACARA = ("p217-2007/roleta-francesa", "p217-2007/craps", "p217-2007/blackjack",
@@ -45,16 +45,12 @@ EXPECTED_FAILURES: dict[str, set[str]] = {
 CERTIFIED = ("blackjack-pays-6-5",)
 
 
-class Run:
-    """One finished run: exit code, output and the journal's measurements and final test rows."""
+class Run(SuiteRun):
+    """One finished run, with the rounds it read and its certificate."""
 
-    def __init__(self, code: int, output: str, run_dir: Path) -> None:
-        self.code, self.output = code, output
-        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
-            self.measurements = journal.rows("measurements")
-            self.tests = {row["nodeid"].split("::")[-1]: row for row in journal.rows("tests", "phase = 'final'")}
-            self.rounds = journal.observations(journal.rows("runs")[0]["run_id"], "gaming-table/rounds")
-        self.certificate = run_dir / "report.html"
+    def read_more(self, journal: Journal) -> None:
+        self.rounds = journal.observations(journal.rows("runs")[0]["run_id"], "gaming-table/rounds")
+        self.certificate = self.run_dir / "report.html"
 
     def clauses(self, passed: bool) -> set[str]:
         return {clause for row in self.measurements if bool(row["passed"]) is passed for clause in row["clauses"]}

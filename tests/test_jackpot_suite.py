@@ -15,20 +15,17 @@ The runs take 10-30 s each and are started together, two at a time (CI has two c
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from fractions import Fraction
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
+from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
 
-from bench.journal import Journal
-
-BENCH = str(Path(sys.executable).with_name("bench"))
 ROOT = Path(__file__).resolve().parents[1]
 P461 = "p461-2001/poquer-sem-descarte"
 P217 = "p217-2007/poquer-sem-descarte"
@@ -49,63 +46,27 @@ PROFILES = {"sim": "sim", "rounding": "sim-jackpot-rounding", "low-start": "sim-
             "volatile": "sim-volatile-jackpot", "display-lag": DISPLAY_LAG}
 
 
-class Run:
-    """One finished ``bench certify`` run: exit code, output and the journal's measurements and tests."""
-
-    def __init__(self, code: int, output: str, run_dir: Path) -> None:
-        self.code, self.output = code, output
-        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
-            self.measurements = journal.rows("measurements")
-            self.tests = {row["nodeid"].split("::")[-1]: row for row in journal.rows("tests", "phase = 'final'")}
-            self.equipment = {row["name"]: row for row in journal.rows("equipment")}
-            self.attachments = [row["name"] for row in journal.rows("attachments")]
-
-    def verdicts(self) -> dict[str, str]:
-        """Clause → PASS or FAIL over the measurements citing it."""
-        verdicts: dict[str, str] = {}
-        for row in self.measurements:
-            for clause in row["clauses"]:
-                verdicts[clause] = "FAIL" if not row["passed"] else verdicts.get(clause, "PASS")
-        return verdicts
-
-    def failed(self) -> set[str]:
-        return {row["name"] for row in self.measurements if not row["passed"]}
-
-    def named(self, name: str) -> dict[str, Any]:
-        [row] = [row for row in self.measurements if row["name"] == name]
-        return row
-
-
-def _certify(profile: str, directory: Path) -> Run:
-    if "\n" in profile:
-        path = directory / "profile.toml"
-        path.write_text(profile)
-        profile = str(path)
-    run_dir = directory / "run"
-    result = subprocess.run([BENCH, "certify", "--no-progress", "--suite", "jackpot", "--profile", profile,
-                             "--out", str(run_dir)], capture_output=True, text=True, timeout=600, check=False)
-    return Run(result.returncode, result.stdout + result.stderr, run_dir)
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[Run]]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[SuiteRun]]]:
     """Every profile's run, started at once on two workers; a test waits for its own."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {key: pool.submit(_certify, profile, tmp_path_factory.mktemp(key)) for key, profile in PROFILES.items()}
+    jobs = {key: partial(certify_suite, "jackpot", profile) for key, profile in PROFILES.items()}
+    with runs_in_parallel(jobs, tmp_path_factory.mktemp) as started:
+        yield started
 
 
-def _run(runs: dict[str, Future[Run]], key: str) -> Run:
-    return runs[key].result(timeout=900)
+def _run(runs: dict[str, Future[SuiteRun]], key: str) -> SuiteRun:
+    return result(runs, key)
 
 
 def _expected(*failing: str) -> dict[str, str]:
     return {clause: "FAIL" if clause in failing else "PASS" for clause in ALL}
 
 
+
 # -- the suite on each profile ---------------------------------------------------------------------
 
 
-def test_the_fair_sim_controller_passes_every_clause(runs: dict[str, Future[Run]]) -> None:
+def test_the_fair_sim_controller_passes_every_clause(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "sim")
     assert run.code == 0, run.output
     assert run.verdicts() == _expected()
@@ -118,7 +79,7 @@ def test_the_fair_sim_controller_passes_every_clause(runs: dict[str, Future[Run]
     assert run.tests["test_values_survive_a_power_cycle"]["outcome"] == "passed"
 
 
-def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "rounding")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*INCREMENT)
@@ -129,7 +90,7 @@ def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(
     assert level_2["value"] == 25 and level_2["details"]["first_departures"][:3] == [2, 4, 6]
 
 
-def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "low-start")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*START)
@@ -139,7 +100,7 @@ def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: dic
     assert start["details"]["approved_start_cents"] == 1_000_000
 
 
-def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "volatile")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*INCREMENT)
@@ -152,7 +113,7 @@ def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: d
     assert run.named("meters after the power cycle")["passed"]  # its meters are in non-volatile memory
 
 
-def test_a_display_lagging_its_controller_fails_the_display_clause_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_display_lagging_its_controller_fails_the_display_clause_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "display-lag")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*DISPLAY)

@@ -18,22 +18,19 @@ The runs take a few seconds each and are started together, two at a time (CI has
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
+from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
+from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
 
-from bench.journal import Journal
 from drivers.sim.shuffle_models import gsr_riffle
 from rng_tests.fairness.cards import rising_sequence_test
 from rng_tests.fairness.shuffle_power import rising_sequence_power
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 RANDOMNESS, RECONCILED, WARNING = "p217-2007/blackjack/53", "p217-2007/blackjack/55", "p217-2007/blackjack/51"
 CONTINUOUS, ALTERNATE = "p217-2007/blackjack/57", "p217-2007/poquer-nao-bancado/76"
 
@@ -54,62 +51,28 @@ PROFILES: dict[str, str] = {
 }
 
 
-class Run:
-    """One finished ``bench certify`` run: exit code, output and the journal's measurements."""
-
-    def __init__(self, code: int, output: str, run_dir: Path) -> None:
-        self.code, self.output, self.run_dir = code, output, run_dir
-        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
-            self.measurements = journal.rows("measurements")
-            self.tests = {row["nodeid"].split("::")[-1]: row for row in journal.rows("tests", "phase = 'final'")}
-
-    def verdicts(self) -> dict[str, str]:
-        """Clause → PASS or FAIL over the measurements citing it (clauses no measurement cites are absent)."""
-        verdicts: dict[str, str] = {}
-        for row in self.measurements:
-            for clause in row["clauses"]:
-                if not row["passed"]:
-                    verdicts[clause] = "FAIL"
-                else:
-                    verdicts.setdefault(clause, "PASS")
-        return verdicts
-
-    def named(self, prefix: str) -> list[dict[str, Any]]:
-        return [row for row in self.measurements if row["name"].startswith(prefix)]
-
-
-def _certify(profile: str, directory: Path) -> Run:
-    if "\n" in profile:
-        path = directory / "profile.toml"
-        path.write_text(profile)
-        profile = str(path)
-    run_dir = directory / "run"
-    result = subprocess.run([BENCH, "certify", "--no-progress", "--suite", "shuffler", "--profile", profile,
-                             "--out", str(run_dir)], capture_output=True, text=True, timeout=600, check=False)
-    return Run(result.returncode, result.stdout + result.stderr, run_dir)
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[Run]]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[SuiteRun]]]:
     """Every profile's run, started at once on two workers; a test waits for its own."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {key: pool.submit(_certify, profile, tmp_path_factory.mktemp(key)) for key, profile in PROFILES.items()}
+    jobs = {key: partial(certify_suite, "shuffler", profile) for key, profile in PROFILES.items()}
+    with runs_in_parallel(jobs, tmp_path_factory.mktemp) as started:
+        yield started
 
 
-def _run(runs: dict[str, Future[Run]], key: str) -> Run:
-    return runs[key].result(timeout=900)
+def _run(runs: dict[str, Future[SuiteRun]], key: str) -> SuiteRun:
+    return result(runs, key)
 
 
 # -- the suite on each profile ---------------------------------------------------------------------
 
 
-def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: dict[str, Future[Run]]) -> None:
+def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "sim")
     assert run.code == 0, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "PASS"}
-    randomness = run.named("shuffles: ")
+    randomness = run.starting("shuffles: ")
     assert len(randomness) == 4 and all(row["sample_size"] == 40 and row["alpha"] == 0.01 for row in randomness)
-    [rising] = run.named("shuffles: rising sequences")
+    [rising] = run.starting("shuffles: rising sequences")
     assert rising["power"] >= 0.9999 and "3 Gilbert-Shannon-Reeds riffles" in rising["details"]["power_alternative"]
     assert "Holm-adjusted over a family of 4 tests" in rising["method"]
     for test in ("test_jammed_card_lights_the_warning_and_stops_dealing",
@@ -119,15 +82,15 @@ def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: dict[s
         assert "rate is 0.0" in run.tests[test]["message"]
 
 
-def test_a_three_riffle_shuffler_fails_randomness_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_three_riffle_shuffler_fails_randomness_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "weak")
     assert run.code == 1, run.output
     assert run.verdicts() == {RANDOMNESS: "FAIL", RECONCILED: "PASS"}
     failed = {row["name"] for row in run.measurements if not row["passed"]}
-    assert "shuffles: rising sequences" in failed and failed <= {row["name"] for row in run.named("shuffles: ")}
-    [rising] = run.named("shuffles: rising sequences")
+    assert "shuffles: rising sequences" in failed and failed <= {row["name"] for row in run.starting("shuffles: ")}
+    [rising] = run.starting("shuffles: rising sequences")
     assert rising["details"]["mean_per_shuffle"] <= 8  # 3 riffles leave at most 2^3 rising sequences
-    heat = [row["details"]["position_counts"] for row in run.named("shuffles: ") if "position_counts" in row["details"]]
+    heat = [row["details"]["position_counts"] for row in run.starting("shuffles: ") if "position_counts" in row["details"]]
     assert len(heat) == 1  # the certificate's card-by-position heat map, recorded once
     counts = np.array(heat[0])
     assert counts.shape == (13, 13) and (counts.sum(axis=1) == 4 * 40).all()
@@ -136,55 +99,55 @@ def test_a_three_riffle_shuffler_fails_randomness_only(runs: dict[str, Future[Ru
     assert counts[0, 0] > 1.5 * expected and counts[12, 12] > 1.5 * expected
 
 
-def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "lossy")
     assert run.code == 1, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "FAIL"}
-    [dealt] = run.named("shuffles whose dealt cards were not the deck in play")
+    [dealt] = run.starting("shuffles whose dealt cards were not the deck in play")
     assert dealt["passed"] == 0 and dealt["value"] >= 1
     assert dealt["details"]["cards_missing"] == dealt["value"] and dealt["details"]["cards_extra"] == 0
-    [inventory] = run.named("inventories not accounting")
+    [inventory] = run.starting("inventories not accounting")
     assert inventory["passed"] == 0
-    [rising] = run.named("shuffles: rising sequences")  # tested on the complete shuffles only, counted
+    [rising] = run.starting("shuffles: rising sequences")  # tested on the complete shuffles only, counted
     assert rising["details"]["shuffles_not_usable"] == dealt["value"]
     assert rising["sample_size"] == 40 - dealt["value"]
 
 
-def test_jams_and_damaged_cards_light_the_warning_and_stop_dealing(runs: dict[str, Future[Run]]) -> None:
+def test_jams_and_damaged_cards_light_the_warning_and_stop_dealing(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "jamming")
     assert run.code == 0, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "PASS", WARNING: "PASS", CONTINUOUS: "PASS"}
     for kind in ("jam", "damaged card"):
-        handling = run.named(f"{kind}s ") + run.named(f"cards delivered after a {kind} ")
+        handling = run.starting(f"{kind}s ") + run.starting(f"cards delivered after a {kind} ")
         assert len(handling) == 3 and all(row["passed"] == 1 and row["sample_size"] >= 3 for row in handling)
         assert all(row["clauses"] == [WARNING] for row in handling)
-    [refused] = run.named("cards delivered after a jam ")
+    [refused] = run.starting("cards delivered after a jam ")
     assert set(refused["details"]["refusals"]) == {"STOP JAM JAM"}
 
 
-def test_a_continuous_shuffler_keeps_every_card_inside(runs: dict[str, Future[Run]]) -> None:
+def test_a_continuous_shuffler_keeps_every_card_inside(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "jamming")
     continuous = [row for row in run.measurements if CONTINUOUS in row["clauses"]]
     assert continuous and all(row["passed"] for row in continuous)
-    [mode] = run.named("mode the machine reports")
+    [mode] = run.starting("mode the machine reports")
     assert mode["value"] == "CONTINUOUS"
-    [returns] = run.named("returns whose cards were not back in play")
+    [returns] = run.starting("returns whose cards were not back in play")
     assert returns["sample_size"] == 39  # every cycle after the first deals without a new SHUFFLE
-    [checks] = run.named("checks finding cards neither inside")
+    [checks] = run.starting("checks finding cards neither inside")
     assert checks["sample_size"] == 40
-    [dealt] = run.named("shuffles whose dealt cards were not the deck in play")
+    [dealt] = run.starting("shuffles whose dealt cards were not the deck in play")
     assert dealt["clauses"] == [RECONCILED, CONTINUOUS]
 
 
-def test_a_two_deck_shuffler_that_keeps_one_deck_fails_the_alternation(runs: dict[str, Future[Run]]) -> None:
+def test_a_two_deck_shuffler_that_keeps_one_deck_fails_the_alternation(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "same-deck")
     assert run.code == 1, run.output
     assert run.verdicts() == {ALTERNATE: "FAIL"}
     failed = {row["name"] for row in run.measurements if not row["passed"]}
     assert failed == {"distinct back colours brought into play", "consecutive shuffles bringing the same deck into play"}
-    [repeated] = run.named("consecutive shuffles bringing the same deck")
+    [repeated] = run.starting("consecutive shuffles bringing the same deck")
     assert repeated["value"] == repeated["sample_size"] == 9
-    assert all(row["passed"] for row in run.named("shuffles: "))  # the deck it keeps is still shuffled fairly
+    assert all(row["passed"] for row in run.starting("shuffles: "))  # the deck it keeps is still shuffled fairly
 
 
 # -- the stated power ------------------------------------------------------------------------------

@@ -14,73 +14,39 @@ The runs take 15-40 s each and are started together, two at a time (CI has two c
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
-from typing import Any
+from concurrent.futures import Future
+from functools import partial
 
 import numpy as np
 import pytest
+from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
 
-from bench.journal import Journal
 from bench.profiles.slot import standard_par
 from rng_tests.fairness.slot_play import play_test, total_win_distribution
 from rng_tests.fairness.slots import random_stops, spin_wins
 
-BENCH = str(Path(sys.executable).with_name("bench"))
 RTP, MODEL, METERS, SHOWN, RECORDS = (f"p217-2007/maquinas-automaticas/{rule}" for rule in (2, 8, 9, 10, 14))
 ALL = (RTP, MODEL, METERS, SHOWN, RECORDS)
 PROFILES = {"sim": "sim", "low-rtp": "sim-low-rtp-slot", "meter-drop": "sim-meter-drop-slot",
             "volatile": "sim-volatile-slot"}
 
 
-class Run:
-    """One finished ``bench certify`` run: exit code, output and the journal's measurements and tests."""
-
-    def __init__(self, code: int, output: str, run_dir: Path) -> None:
-        self.code, self.output = code, output
-        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
-            self.measurements = journal.rows("measurements")
-            self.tests = {row["nodeid"].split("::")[-1]: row for row in journal.rows("tests", "phase = 'final'")}
-
-    def verdicts(self) -> dict[str, str]:
-        """Clause → PASS or FAIL over the measurements citing it."""
-        verdicts: dict[str, str] = {}
-        for row in self.measurements:
-            for clause in row["clauses"]:
-                verdicts[clause] = "FAIL" if not row["passed"] else verdicts.get(clause, "PASS")
-        return verdicts
-
-    def failed(self) -> set[str]:
-        return {row["name"] for row in self.measurements if not row["passed"]}
-
-    def named(self, name: str) -> dict[str, Any]:
-        [row] = [row for row in self.measurements if row["name"] == name]
-        return row
-
-
-def _certify(profile: str, directory: Path) -> Run:
-    run_dir = directory / "run"
-    result = subprocess.run([BENCH, "certify", "--no-progress", "--suite", "slot", "--profile", profile,
-                             "--out", str(run_dir)], capture_output=True, text=True, timeout=600, check=False)
-    return Run(result.returncode, result.stdout + result.stderr, run_dir)
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[Run]]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[SuiteRun]]]:
     """Every profile's run, started at once on two workers; a test waits for its own."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {key: pool.submit(_certify, profile, tmp_path_factory.mktemp(key)) for key, profile in PROFILES.items()}
+    jobs = {key: partial(certify_suite, "slot", profile) for key, profile in PROFILES.items()}
+    with runs_in_parallel(jobs, tmp_path_factory.mktemp) as started:
+        yield started
 
 
-def _run(runs: dict[str, Future[Run]], key: str) -> Run:
-    return runs[key].result(timeout=900)
+def _run(runs: dict[str, Future[SuiteRun]], key: str) -> SuiteRun:
+    return result(runs, key)
 
 
 def _expected(*failing: str) -> dict[str, str]:
     return {clause: "FAIL" if clause in failing else "PASS" for clause in ALL}
+
 
 
 PLAY = "measured return to player against the PAR sheet"
@@ -89,7 +55,7 @@ PLAY = "measured return to player against the PAR sheet"
 # -- the suite on each profile ---------------------------------------------------------------------
 
 
-def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: dict[str, Future[Run]]) -> None:
+def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "sim")
     assert run.code == 0, run.output
     assert run.verdicts() == _expected()
@@ -105,7 +71,7 @@ def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: dict[str, 
     assert run.named("meters changed by the power cycle")["value"] == 0
 
 
-def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "low-rtp")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(RTP)
@@ -115,7 +81,7 @@ def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: dic
     assert play["passed"] and play["details"]["theoretical_rtp"] == pytest.approx(0.78009259)
 
 
-def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "meter-drop")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(METERS, RECORDS)
@@ -126,7 +92,7 @@ def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: dict
     assert run.named("meters changed by the power cycle")["value"] == 0
 
 
-def test_a_machine_losing_its_meters_on_power_loss_fails_the_meter_clauses_only(runs: dict[str, Future[Run]]) -> None:
+def test_a_machine_losing_its_meters_on_power_loss_fails_the_meter_clauses_only(runs: dict[str, Future[SuiteRun]]) -> None:
     run = _run(runs, "volatile")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(METERS, RECORDS)
