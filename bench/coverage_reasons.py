@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 from bench.catalogue import Catalogue, load_catalogue
@@ -29,13 +30,17 @@ ORACLES = {
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "coverage.md"
 
 
+@cache
+def _oracle_text(module: str) -> str:
+    """The source of a :mod:`bench.games` module (read once), empty when there is none."""
+    path = Path(__file__).resolve().parent / "games" / f"{module}.py"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
 def _oracle(clause: Clause) -> str:
     """A pointer to the oracle module when it cites the clause's section."""
     module = ORACLES.get(clause.section)
-    if module is None:
-        return ""
-    path = Path(__file__).resolve().parent / "games" / f"{module}.py"
-    if not path.exists() or f"{clause.regulation}/{clause.section}" not in path.read_text(encoding="utf-8"):
+    if module is None or f"{clause.regulation}/{clause.section}" not in _oracle_text(module):
         return ""
     return f" The section's rules of settlement are written and tested in `bench/games/{module}.py`."
 
