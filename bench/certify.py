@@ -28,7 +28,7 @@ from fixtures.session import default_run_dir
 from reports.certificate import write_certificates
 from reports.clause_verdicts import ERROR, FAIL, PASS, ClauseVerdict, exit_code, verdicts_of_run
 from reports.manifest import ManifestError, sign_run
-from reports.signing import KeyFileError, load_key
+from reports.signing import KeyFileError, LabKey, load_key
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -112,7 +112,8 @@ def run_certification(
     verdicts = verdicts_of_run(run_dir, catalogue)
     print_summary(console, verdicts)
     print_suite_times(console, run_dir)
-    report = write_reports(console, run_dir, key_dir)
+    key = laboratory_key(key_dir)  # loaded (and a passphrase asked for) once: it names and signs the run
+    report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
         code = EXIT_ERROR
@@ -120,17 +121,22 @@ def run_certification(
         console.print("[red]error:[/] no clause was tested")
         code = EXIT_ERROR
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
-    sign_evidence(console, run_dir, key_dir)  # an unsigned run keeps its verdict; verify reports it unsigned
+    sign_with(console, run_dir, key)  # an unsigned run keeps its verdict; verify reports it unsigned
     return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
 
 
-def write_reports(console: Console, run_dir: Path, key_dir: Path | None) -> Path | None:
-    """The certificate in every language (HTML, and PDF when WeasyPrint is installed), naming the laboratory
-    key that is about to sign the run; returns the Portuguese HTML (None when the report could not be written)."""
+def laboratory_key(key_dir: Path | None) -> LabKey | KeyFileError:
+    """The laboratory's signing key, or why it cannot be loaded (the run is then left unsigned, not lost)."""
     try:
-        fingerprint: str | None = load_key(key_dir).fingerprint
-    except KeyFileError:
-        fingerprint = None  # sign_evidence says why the run stays unsigned
+        return load_key(key_dir)
+    except KeyFileError as error:
+        return error
+
+
+def write_reports(console: Console, run_dir: Path, fingerprint: str | None) -> Path | None:
+    """The certificate in every language (HTML, and PDF when WeasyPrint is installed), naming the laboratory
+    key (``fingerprint``) that is about to sign the run; returns the Portuguese HTML (None when the report
+    could not be written)."""
     try:
         written = write_certificates(run_dir, key_fingerprint=fingerprint)
     except (OSError, ValueError, JournalError) as error:
@@ -143,7 +149,7 @@ def write_reports(console: Console, run_dir: Path, key_dir: Path | None) -> Path
 
 
 def print_suite_times(console: Console, run_dir: Path) -> None:
-    """Per-suite wall time and test count of the run (issue 6 §5), from the journal."""
+    """Per-suite wall time and test count of the run, from the journal."""
     with Journal(run_dir / Journal.FILENAME, create=False) as journal:
         times = suite_times(journal)
     if not times:
@@ -184,11 +190,14 @@ def print_summary(console: Console, verdicts: list[ClauseVerdict]) -> None:
 
 
 def sign_evidence(console: Console, run_dir: Path, key_dir: Path | None) -> bool:
-    """Sign the run directory's manifest with the laboratory key (issue 7 §3); False when it could not be."""
-    try:
-        key = load_key(key_dir)
-    except KeyFileError as error:
-        console.print(f"[bold red]NOT SIGNED:[/] {error}. The evidence is kept, but `bench verify` will report the "
+    """Sign the run directory's manifest with the laboratory key in ``key_dir``; False when it could not be."""
+    return sign_with(console, run_dir, laboratory_key(key_dir))
+
+
+def sign_with(console: Console, run_dir: Path, key: LabKey | KeyFileError) -> bool:
+    """Sign the run directory's manifest with the loaded laboratory key; False when it could not be."""
+    if isinstance(key, KeyFileError):
+        console.print(f"[bold red]NOT SIGNED:[/] {key}. The evidence is kept, but `bench verify` will report the "
                       "run unsigned; create the key, then sign with `bench sign RUN_DIR`.")
         return False
     try:

@@ -1,6 +1,6 @@
 """Why a ``bench`` clause is not yet covered by any suite test, and the coverage document built from it.
 
-Issue 6 §4: every ``bench`` clause of the catalogue is covered by a suite test, or listed with the
+Every ``bench`` clause of the catalogue is covered by a suite test, or listed with the
 reason it is not. The reasons follow from what the clause is about (its equipment kinds and its
 section): a rule that only equipment settling bets can show (an electronic table, an online game
 server) needs a driver for such equipment, while its settlement rule is already written and proven

@@ -1,4 +1,4 @@
-"""How long each suite of a run took, from the journal's test rows (issue 6 §5: per-suite times).
+"""How long each suite of a run took, from the journal's test rows.
 
 A suite's time runs from the start of its first test to the end of its last one, so the
 observations its module-scoped fixtures collect (spins, throws, shuffles) are counted

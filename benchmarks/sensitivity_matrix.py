@@ -1,4 +1,4 @@
-"""Print the sensitivity matrix (issue 6 §3): each fault's run, the clauses it failed, the sample each verdict took.
+"""Print the sensitivity matrix: each fault's run, the clauses it failed, the sample each verdict took.
 
 Runs ``bench certify`` on every row of :data:`bench.sensitivity.MATRIX` (and the fair ``sim``
 profile), judges each run from its journal alone, and prints one line per row: the clauses

@@ -1,6 +1,6 @@
 """The signed manifest and ``bench verify``: an intact run verifies; each kind of alteration is named.
 
-Issue 7 §3: alter a byte of a frame, a row of the journal, the manifest, and prove each is detected;
+Alter a byte of a frame, a row of the journal, the manifest, and prove each is detected;
 also a journal cut short after its last row, files added or removed, and a run signed by another key.
 """
 

@@ -1,4 +1,4 @@
-"""The sensitivity matrix as tests (issue 6 §3): each fault fails exactly its clauses, everything else passes.
+"""The sensitivity matrix as tests: each fault fails exactly its clauses, everything else passes.
 
 Every row certifies its profile's suite in a subprocess with the sample sizes the profile sets and
 fixed simulator seeds, so each run is deterministic. The error rates behind each verdict are those of
