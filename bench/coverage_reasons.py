@@ -49,15 +49,18 @@ def uncovered_reason(clause: Clause) -> str:
     """Why no suite test covers ``clause`` yet (the first rule that applies)."""
     kinds = set(clause.kinds)
     if EquipmentKind.ONLINE_GAME in kinds:
-        return ("Online game (SRIJ regulations of 2015): judged on the operator's game server, for which the "
-                "bench has no driver yet." + _oracle(clause))
+        return ("Online game (SRIJ regulations of 2015), a rule of the player's client (what the screen shows, "
+                "timers, sessions, interruptions): needs a driver of the game client (screen capture and input), "
+                "which the bench does not have. The settlements of the games the GT round log carries (roulette, "
+                "blackjack, póquer sem descarte) are judged by suites/test_gaming_tables.py." + _oracle(clause))
     if EquipmentKind.GAMING_TABLE in kinds and EquipmentKind.JACKPOT_DISPLAY in kinds:
-        return ("Table jackpot rule applied at the gaming table (who qualifies, when it is paid): needs an "
-                "electronic table reporting its rounds; the jackpot controller's own arithmetic is covered by "
+        return ("Table jackpot rule applied at the gaming table (who qualifies, when it is paid): the GT round log "
+                "does not carry the jackpot bets yet; the jackpot controller's own arithmetic is covered by "
                 "suites/test_jackpot.py." + _oracle(clause))
     if EquipmentKind.GAMING_TABLE in kinds:
-        return ("Gaming-table rule (layout, play or settlement): judged on an electronic table that reports its "
-                "rounds and settlements, for which the bench has no driver yet." + _oracle(clause))
+        return ("Gaming-table rule the GT round log does not show (the table and its cloth, the dealer's "
+                "procedure, or a game the GT protocol does not carry yet): needs a camera inspection of the table "
+                "or the game added to the protocol." + _oracle(clause))
     if kinds & {EquipmentKind.PLAYING_CARDS, EquipmentKind.CARD_SHOE}:
         return ("Playing cards and shoe (deck composition, card backs, cut card): needs a card-inspection "
                 "camera procedure, not built yet.")

@@ -70,6 +70,10 @@ MATRIX: tuple[FaultRow, ...] = (
     _row("blackjack pays 6 to 5", "sim-table-blackjack-pays-6-5", "gaming_tables", "p217-2007/blackjack/21"),
     _row("bacará bank draws like the player", "sim-table-banca-draws-like-ponto", "gaming_tables",
          "p217-2007/bacara-ponto-e-banca/13"),
+    _row("póquer sem descarte pays two pairs 1 times the bet", "sim-table-two-pairs-pays-1", "gaming_tables",
+         "p217-2007/poquer-sem-descarte/6"),
+    _row("online póquer sem descarte bank plays with ace-queen", "sim-table-dealer-qualifies-ace-queen",
+         "gaming_tables", "srij-803-2015/poquer-sem-descarte/25", "srij-803-2015/poquer-sem-descarte/26"),
 )
 
 

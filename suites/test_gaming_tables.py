@@ -1,4 +1,5 @@
-"""Certification suite: electronic gaming tables (roulette, craps, cussec, banca francesa, blackjack, bacará).
+"""Certification suite: electronic gaming tables (roulette, craps, cussec, banca francesa, blackjack, bacará,
+póquer sem descarte), and online games whose server reports its rounds the same way.
 
 The table reports each round it plays (:class:`drivers.gaming_table.GamingTable`): the outcome (the pocket,
 the dice, the cards in the order dealt), every bet on the layout (chance, stake) and what the table did
@@ -17,6 +18,8 @@ Every check is exact, so no verdict here is statistical and none has an error ra
   own clause only. The measurement per clause is the number of disagreements (0 required) over the bets it
   judged, with the first few disagreements in its details. A bet the oracle refuses (a chance not on the
   layout, an insurance above half the bet) is a disagreement of the clause defining the chances.
+* Cards: at póquer sem descarte every round's hands must come from one 52-card deck (no card twice, five
+  cards each), and a second bet is twice the ante and made only by a player who did not fold.
 * Drawing rules: the blackjack dealer's hand (stands on 17 or more, soft 17 included; p217-2007/blackjack/6
   and /19) whenever a player's hand still needs the dealer's total; the bacará coup against the tableau
   (p217-2007/bacara-ponto-e-banca/13). A blackjack hand settled against a dealer hand that broke the
@@ -38,7 +41,9 @@ from typing import Any
 import pytest
 
 from bench.games import bacara, banca_francesa, blackjack, craps, cussec, roulette
+from bench.games import poquer_sem_descarte as poquer
 from bench.games.cards import parse_cards
+from bench.games.poker_hands import POQUER_SEM_DESCARTE, evaluate
 from bench.games.stakes import (
     Settlement,
     Violation,
@@ -90,7 +95,17 @@ LINE_CLAUSE = f"{BANCA}/11"
 LIMIT_CLAUSES = tuple(dict.fromkeys(clause for table in (limit_table(game, rules) for game, rules in (
     ("roleta-francesa", P217), ("roleta-americana", P217), ("roleta-americana", "srij-804-2015"),
     ("banca-francesa", P217), ("blackjack", P217), ("blackjack", "srij-805-2015"), ("bacara-ponto-e-banca", P217),
-    ("craps", P217))) if table is not None for clause in table.limits[next(iter(table.limits))].clauses))
+    ("craps", P217), ("poquer-sem-descarte", P217), ("poquer-sem-descarte", "p461-2001"),
+    ("poquer-sem-descarte", "srij-803-2015"))) if table is not None for clause in table.limits[next(iter(table.limits))].clauses))
+POQUER = "poquer-sem-descarte"
+_POQUER_CASINO = {"deck": "1", "fold": "18", "qualification": "18", "unqualified-ante": "18", "ante": "18",
+                  "prize": "6", "lose": "18", "same-combination": "7", "second-bet": "18"}
+POQUER_CLAUSES = {  # rules: what decides a bet -> rule
+    P217: _POQUER_CASINO,
+    "p461-2001": _POQUER_CASINO,
+    "srij-803-2015": {"deck": "19", "fold": "22", "qualification": "25", "unqualified-ante": "26", "ante": "28",
+                      "prize": "12", "lose": "29", "same-combination": "13", "second-bet": "23"},
+}
 STAKE_CLAUSES = {("blackjack", "srij-805-2015"): ("srij-805-2015/blackjack/9",)}
 """Clauses on each stake (between the table's minimum and maximum) beyond those of the limit table."""
 
@@ -480,6 +495,89 @@ def test_bacara_tableau(gaming_table: Any, rounds: list[TableRound], measure: An
             details={"coups_checked": len(rounds), "first_broken": broken[:SHOWN]})
 
 
+# -- póquer sem descarte ---------------------------------------------------------------------------
+
+
+def _poquer_clauses(rules: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(f"{rules}/{POQUER}/{rule}" for rule in POQUER_CLAUSES[rules].values()))
+
+
+def _seats(round_: TableRound) -> dict[str, dict[str, TableBet]]:
+    """Each seat's ``ante`` and ``bet`` (the second bet) of a póquer sem descarte round."""
+    seats: dict[str, dict[str, TableBet]] = {}
+    for bet in round_.bets:
+        seats.setdefault(bet.spec.get("seat", "?"), {})[bet.chance] = bet
+    return seats
+
+
+def _deal_problem(round_: TableRound) -> str | None:
+    """What is wrong with the round's cards as one 52-card deck dealt five to each hand (None: nothing)."""
+    hands = [round_.outcome] + [bet.spec.get("cards", "") for bet in round_.bets if bet.chance == "ante"]
+    try:
+        cards = [card for hand in hands for card in parse_cards(hand.replace(".", " "), 5, distinct=False)]
+    except ValueError as error:
+        return str(error)
+    repeated = sorted({card.code for card in cards if cards.count(card) > 1})
+    return f"cards dealt twice: {' '.join(repeated)}" if repeated else None
+
+
+@pytest.mark.clause(*_poquer_clauses(P217), *_poquer_clauses("p461-2001"), *_poquer_clauses("srij-803-2015"))
+def test_poquer_sem_descarte_settlements(gaming_table: Any, configuration: TableConfiguration,
+                                         rounds: list[TableRound], measure: Any) -> None:
+    """Every ante and second bet against :func:`bench.games.poquer_sem_descarte.settle`, judged under the rule
+    that decides it: a fold loses the ante and makes no second bet; against a bank without ace-king or better
+    the ante is paid 1 to 1 and the second bet stands (the qualification rule); against a qualified bank a
+    better combination wins the ante 1 to 1 and the second bet at the pay table's multiple, a worse one loses
+    both, and hands of the same combination are decided by the tie-break rule; the second bet is twice the
+    ante. Every round's hands come from one 52-card deck."""
+    game = _game(gaming_table, POQUER)
+    rules = configuration.rules
+    clause_of = {key: f"{rules}/{POQUER}/{rule}" for key, rule in POQUER_CLAUSES[rules].items()}
+    tally = Tally()
+    broken_deals = []
+    for round_ in rounds:
+        problem = _deal_problem(round_)
+        if problem is not None:
+            broken_deals.append({"round": round_.round, "outcome": round_.outcome, "problem": problem})
+            continue
+        dealer = _cards(round_.outcome)
+        for seat, bets in _seats(round_).items():
+            ante, second = bets.get("ante"), bets.get("bet")
+            if ante is None:
+                tally.add(clause_of["second-bet"], f"seat {seat} has a second bet and no ante", round_, second)
+                continue
+            folded = ante.spec.get("play") == "fold"
+            if folded == (second is not None):
+                tally.add(clause_of["fold" if folded else "second-bet"], "a folded hand with a second bet" if folded
+                          else "a hand that went on without a second bet", round_, second or ante)
+                continue
+            if second is not None:
+                tally.add(clause_of["second-bet"], None if second.stake == 2 * ante.stake
+                          else f"second bet {second.stake}, twice the ante is {2 * ante.stake}", round_, second)
+            exact = poquer.settle(ante.stake, _cards(ante.spec["cards"]), dealer, folded=folded)
+            if exact.result is poquer.Result.FOLD:
+                _judge(tally, round_, ante, clause_of["fold"], exact.ante)
+                continue
+            assert second is not None and exact.bet is not None
+            if exact.result is poquer.Result.DEALER_NOT_QUALIFIED:
+                _judge(tally, round_, ante, clause_of["unqualified-ante"], exact.ante)
+                _judge(tally, round_, second, clause_of["qualification"], exact.bet)
+            elif evaluate(dealer, POQUER_SEM_DESCARTE).category is exact.category:
+                _judge(tally, round_, ante, clause_of["same-combination"], exact.ante)
+                _judge(tally, round_, second, clause_of["same-combination"], exact.bet)
+            elif exact.result is poquer.Result.WIN:
+                _judge(tally, round_, ante, clause_of["ante"], exact.ante)
+                _judge(tally, round_, second, clause_of["prize"], exact.bet)
+            else:
+                _judge(tally, round_, ante, clause_of["lose"], exact.ante)
+                _judge(tally, round_, second, clause_of["lose"], exact.bet)
+    measure(f"{game}: rounds whose hands are not five cards each from one 52-card deck", len(broken_deals),
+            unit="rounds", expected=0, clauses=[clause_of["deck"]], sample_size=len(rounds),
+            method="every card of the bank's and the players' hands, no card twice in a round",
+            details={"first_broken": broken_deals[:SHOWN]})
+    tally.record(measure, game, _poquer_clauses(rules), METHOD)
+
+
 # -- limits ----------------------------------------------------------------------------------------
 
 
@@ -496,6 +594,8 @@ def _limit_name(game: str, bet: TableBet) -> str | None:
                 "PAR_BANCA": "par-da-banca"}.get(bet.chance)
     if game == "craps" and bet.chance in ("place", "place-to-lose"):
         return f"{bet.chance}-{bet.spec.get('n')}"
+    if game == POQUER:
+        return "aposta-inicial" if bet.chance == "ante" else None
     return None
 
 
@@ -511,7 +611,7 @@ def test_table_limits(gaming_table: Any, configuration: TableConfiguration, roun
     maximum for its chance (:func:`bench.games.stakes.check_table_limits`, :func:`~bench.games.stakes.check_stake`);
     banca francesa line bets between twice the minimum and twice the maximum (/11)."""
     game = _game(gaming_table, "roleta-francesa", "roleta-americana", "banca-francesa", "blackjack",
-                 "bacara-ponto-e-banca", "craps", "cussec")
+                 "bacara-ponto-e-banca", "craps", "cussec", POQUER)
     table = limit_table(game, configuration.rules)
     if table is None:
         pytest.skip(f"the regulation sets no stake multiples for {game} ({configuration.rules})")

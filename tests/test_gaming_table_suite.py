@@ -30,7 +30,7 @@ FRANCESA, CRAPS, BJ, BACARA = ("p217-2007/roleta-francesa", "p217-2007/craps", "
 
 EXPECTED_FAILURES: dict[str, set[str]] = {
     "roulette": set(), "online-roulette": set(), "craps": set(), "cussec": set(), "banca-francesa": set(),
-    "blackjack": set(), "bacara": set(),
+    "blackjack": set(), "bacara": set(), "poquer": set(), "poquer-p461": set(), "poquer-online": set(),
     "split-pays-16": {f"{FRANCESA}/18"},
     "zero-loses-half": {f"{FRANCESA}/19"},
     "limit-too-high": {f"{FRANCESA}/24"},
@@ -40,6 +40,8 @@ EXPECTED_FAILURES: dict[str, set[str]] = {
     "dealer-hits-soft-17": {f"{BJ}/6", f"{BJ}/19"},
     "blackjack-pays-6-5": {f"{BJ}/21"},
     "banca-draws-like-ponto": {f"{BACARA}/13"},
+    "two-pairs-pays-1": {"p217-2007/poquer-sem-descarte/6"},
+    "dealer-qualifies-ace-queen": {"srij-803-2015/poquer-sem-descarte/25", "srij-803-2015/poquer-sem-descarte/26"},
 }
 """Each profile (``sim-table-<key>``) and the clauses it must fail; every other clause it measures must pass."""
 CERTIFIED = ("blackjack-pays-6-5",)

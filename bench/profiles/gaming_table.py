@@ -1,5 +1,5 @@
 """Profile model of an electronic gaming table: an automated roulette or dice table with betting terminals, an
-electronic blackjack or bacará table, that reports every round it plays (outcome, bets, what each bet paid).
+electronic blackjack, bacará or póquer sem descarte table (or an online game's round log), that reports every round it plays (outcome, bets, what each bet paid).
 
 The options state what the table is approved for (game, rules variant, table minimum and maxima per chance,
 in whole cents) and how the bench certifies it (how many rounds it observes); the simulator table chooses the
@@ -20,8 +20,8 @@ from bench.games.stakes import LIMIT_TABLES, LimitTable
 from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
 
 Game = Literal["roleta-francesa", "roleta-americana", "craps", "cussec", "banca-francesa", "blackjack",
-               "bacara-ponto-e-banca"]
-Rules = Literal["p217-2007", "srij-804-2015", "srij-805-2015"]
+               "bacara-ponto-e-banca", "poquer-sem-descarte"]
+Rules = Literal["p217-2007", "p461-2001", "srij-803-2015", "srij-804-2015", "srij-805-2015"]
 GAMES: tuple[str, ...] = Game.__args__  # type: ignore[attr-defined]
 ROULETTES = ("roleta-francesa", "roleta-americana")
 OTHER_CHANCES = "other"
@@ -32,6 +32,7 @@ DEFAULT_OTHER_MULTIPLE = 100
 _RULES_FOR_GAME: dict[str, tuple[str, ...]] = {
     "roleta-americana": ("p217-2007", "srij-804-2015"),
     "blackjack": ("p217-2007", "srij-805-2015"),
+    "poquer-sem-descarte": ("p217-2007", "p461-2001", "srij-803-2015"),
 }
 
 FAULT_GAMES: dict[str, tuple[str, ...]] = {
@@ -43,7 +44,10 @@ FAULT_GAMES: dict[str, tuple[str, ...]] = {
     "dealer-hits-soft-17": ("blackjack",),
     "blackjack-pays-6-5": ("blackjack",),
     "banca-draws-like-ponto": ("bacara-ponto-e-banca",),
-    "limit-too-high": ("roleta-francesa", "roleta-americana", "banca-francesa", "blackjack", "bacara-ponto-e-banca"),
+    "two-pairs-pays-1": ("poquer-sem-descarte",),
+    "dealer-qualifies-ace-queen": ("poquer-sem-descarte",),
+    "limit-too-high": ("roleta-francesa", "roleta-americana", "banca-francesa", "blackjack", "bacara-ponto-e-banca",
+                       "poquer-sem-descarte"),
 }
 """Each fault model and the games it applies to (see :class:`GamingTableSimulator`)."""
 
@@ -66,8 +70,9 @@ def limit_names(game: str, rules: str) -> tuple[str, ...]:
 class GamingTableSetup(Strict):
     """What the table is set up to play: game, rules variant, limits and the game's options.
 
-    ``rules``: the regulation whose rules the table applies (``p217-2007`` casino rules; the online
-    ``srij-804-2015`` American roulette with 0 and 00; the online ``srij-805-2015`` blackjack).
+    ``rules``: the regulation whose rules the table applies (``p217-2007`` casino rules; ``p461-2001`` the
+    original póquer sem descarte rules; the online ``srij-803-2015`` póquer sem descarte, ``srij-804-2015``
+    American roulette with 0 and 00 and ``srij-805-2015`` blackjack).
     ``minimum``: the table minimum in cents, for every chance. ``maxima``: the maximum per chance (names
     of :func:`limit_names`); a chance left out gets the regulation's multiple of the minimum, or
     ``DEFAULT_OTHER_MULTIPLE`` times it where the regulation sets none. ``commission``: bacará's deduction on
@@ -134,17 +139,21 @@ class GamingTableSimulator(SimulatorBase):
     * blackjack ``dealer-hits-soft-17`` (p217-2007/blackjack/19 and /6), ``blackjack-pays-6-5`` (/21).
     * bacará ``banca-draws-like-ponto``: the banca ignores the tableau and draws on 0-5, stands on 6-7
       (p217-2007/bacara-ponto-e-banca/13).
+    * póquer sem descarte ``two-pairs-pays-1``: a winning two pairs is paid 1 times the second bet instead of
+      2 (p217-2007/poquer-sem-descarte/6, srij-803-2015/poquer-sem-descarte/12); ``dealer-qualifies-ace-queen``:
+      the bank plays with ace-queen high, not only ace-king or better (p217-2007/poquer-sem-descarte/18,
+      srij-803-2015/poquer-sem-descarte/25).
     * ``limit-too-high``: the table's first limited chance has a maximum one minimum above the
       regulation's multiple (e.g. p217-2007/roleta-francesa/24).
 
     ``setup``: the table's own setup (filled from the options when not given); ``bets_per_round`` bets on
-    the roulette, dice and bacará layouts; ``seats`` players at blackjack; ``garble_rate`` corrupts the
+    the roulette, dice and bacará layouts; ``seats`` players at blackjack and póquer sem descarte; ``garble_rate`` corrupts the
     checksum of that share of reply frames; ``round_time_s`` is how long a round takes to play.
     """
 
     model: Literal["fair", "split-pays-16", "zero-loses-half", "field-12-pays-triple", "triple-wins-small",
                    "line-bets-play-whole", "dealer-hits-soft-17", "blackjack-pays-6-5", "banca-draws-like-ponto",
-                   "limit-too-high"] = "fair"
+                   "two-pairs-pays-1", "dealer-qualifies-ace-queen", "limit-too-high"] = "fair"
     seed: int = 20070226
     setup: GamingTableSetup | None = None
     bets_per_round: Annotated[int, Field(ge=1, le=64)] = 8

@@ -1,5 +1,5 @@
 """Simulated electronic gaming table speaking the GT protocol: roulette, craps, cussec, banca francesa,
-blackjack and bacará, each played with seeded outcomes and seeded bets, settled by the oracles of
+blackjack, bacará and póquer sem descarte (:mod:`drivers.sim.gaming_table_poker`), each played with seeded outcomes and seeded bets, settled by the oracles of
 :mod:`bench.games` (with one named rule broken under a fault model).
 
 Round ``n`` is drawn from its own generator seeded with ``(seed, n)``: its outcome (a fair pocket, fair dice,
@@ -38,6 +38,7 @@ from bench.profiles.gaming_table import OTHER_CHANCES, GamingTableSetup, GamingT
 from drivers.gaming_table_protocol import decode, encode, encode_block, encode_pairs
 from drivers.line_frame import encode_identity
 from drivers.serial_link import FrameError
+from drivers.sim.gaming_table_poker import PoquerRound
 from drivers.sim.line_simulator import run_line_simulator
 from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.state_file import load_counter, save_state
@@ -108,7 +109,8 @@ class RoundMaker:
         if game in ("roleta-francesa", "roleta-americana"):
             return self.roulette()
         return {"craps": self.craps, "cussec": self.cussec, "banca-francesa": self.banca_francesa,
-                "blackjack": self.blackjack, "bacara-ponto-e-banca": self.bacara}[game]()
+                "blackjack": self.blackjack, "bacara-ponto-e-banca": self.bacara,
+                "poquer-sem-descarte": self.poquer_sem_descarte}[game]()
 
     # -- roulette ---------------------------------------------------------------------------------
 
@@ -219,6 +221,9 @@ class RoundMaker:
 
     def blackjack(self) -> tuple[str, dict[str, object], list[BetFields]]:
         return BlackjackRound(self).play()
+
+    def poquer_sem_descarte(self) -> tuple[str, dict[str, object], list[BetFields]]:
+        return PoquerRound(self).play()
 
     def bacara(self) -> tuple[str, dict[str, object], list[BetFields]]:
         shoe = self.shoe(8)
