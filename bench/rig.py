@@ -15,14 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.profiles.gaming_table import GamingTableEquipment
 from bench.profiles.jackpot import JackpotEquipment
 from bench.profiles.model import DiceTableEquipment, Equipment, Profile, RngEquipment, RouletteWheelEquipment
+from bench.profiles.progressive import ProgressiveControllerEquipment
 from bench.profiles.shuffler import ShufflerEquipment
 from bench.profiles.slot import SlotMachineEquipment
-from bench.rig_cameras import open_dice_table, open_wheel_camera
+from bench.rig_cameras import open_dice_table, open_dome_camera, open_wheel_camera
 from bench.rig_power import RigPower, RigSupply
-from drivers.dice_table import DiceTable
+from bench.rig_progressive import progressive_config
+from drivers.cussec_dome import CussecDome, SerialCussecDome
+from drivers.dice_table import CameraDiceTable, DiceTable
 from drivers.gaming_table import GamingTable, SerialGamingTable
 from drivers.instruments import PowerCycleCheck, PowerSupply
 from drivers.jackpot import JackpotController, make_jackpot_controller
@@ -30,6 +34,7 @@ from drivers.rng_source import RngSource, SerialRngSource
 from drivers.roulette import RouletteWheel, SerialRouletteWheel
 from drivers.roulette_camera import RouletteCamera
 from drivers.sas import SasSlotMachine, SlotMachine
+from drivers.sas_progressive import SasProgressiveListener
 from drivers.sas_transport import make_transport
 from drivers.serial_link import LinkSettings, SerialLink, WireLog
 from drivers.shuffler import CardShuffler, make_shuffler
@@ -48,7 +53,8 @@ def simulator_config(equipment: Equipment) -> dict[str, object]:
     return config
 
 
-Driver = RouletteWheel | RngSource | CardShuffler | SlotMachine | JackpotController | GamingTable
+Driver = (RouletteWheel | RngSource | CardShuffler | SlotMachine | JackpotController | GamingTable
+          | SasProgressiveListener | CussecDome)
 
 
 def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
@@ -64,10 +70,14 @@ def make_driver(equipment: Equipment, link: SerialLink) -> Driver:
         return make_jackpot_controller(equipment.options.protocol, link)
     if isinstance(equipment, GamingTableEquipment):
         return SerialGamingTable(link, round_timeout_s=equipment.options.round_timeout_s)
+    if isinstance(equipment, ProgressiveControllerEquipment):  # a progressive link: the bench only listens
+        return SasProgressiveListener(link, equipment.framing, group=equipment.options.group)
     if isinstance(equipment, SlotMachineEquipment):
         options = equipment.options
         return SasSlotMachine(link, make_transport(equipment.framing, link), address=options.address,
                               link_down_polls=options.link_down_polls, link_down_s=options.link_down_s)
+    if isinstance(equipment, CussecDomeEquipment):  # the dome's controller; the camera over it is opened beside it
+        return SerialCussecDome(link, round_timeout_s=equipment.options.round_timeout_s)
     raise TypeError(f"no driver for equipment kind {equipment.kind!r}")
 
 
@@ -80,7 +90,7 @@ class RigDevice:
     driver: Driver | DiceTable
     wire_log: Path | None
     simulator: SimulatorProcess | None
-    camera: RouletteCamera | None = None
+    camera: RouletteCamera | CameraDiceTable | None = None
 
 
 class Rig:
@@ -138,6 +148,8 @@ class Rig:
             rail = self.power.rail_for(name)
             if rail is not None:
                 config["power_rail"] = str(rail)
+            if isinstance(equipment, ProgressiveControllerEquipment):  # it reads its linked machines' meters
+                config |= progressive_config(equipment, self.profile, lambda machine: self.work_dir / f"{machine}.sim-state.json")
             simulator = self._stack.enter_context(
                 start_simulator(equipment.kind, config, self.work_dir / f"{name}.sim-state.json")
             )
@@ -159,9 +171,12 @@ class Rig:
         link.open()
         self._stack.callback(link.close)
         driver = make_driver(equipment, link)
-        camera = None
+        camera: RouletteCamera | CameraDiceTable | None = None
         if isinstance(equipment, RouletteWheelEquipment) and equipment.camera is not None:
             camera = open_wheel_camera(equipment, self.work_dir / f"{name}.sim-state.json")
+            self._stack.callback(camera.close)
+        if isinstance(equipment, CussecDomeEquipment):  # the camera over the glass dome reads the dice
+            camera = open_dome_camera(equipment, self.work_dir / f"{name}.sim-state.json")
             self._stack.callback(camera.close)
         return RigDevice(name=name, equipment=equipment, driver=driver, wire_log=wire_log, simulator=simulator,
                          camera=camera)

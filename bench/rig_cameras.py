@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.profiles.camera import CameraConnection
+from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.profiles.model import DiceTableEquipment, RouletteWheelEquipment
 from drivers.camera import Camera, open_camera
 from drivers.dice_table import CameraDiceTable
@@ -45,6 +46,27 @@ def open_dice_table(equipment: DiceTableEquipment, state_file: Path) -> CameraDi
         camera,
         DeviceIdentity(identity.manufacturer, identity.model, identity.serial, identity.firmware or ""),
         DiceReaderConfig(expected_dice=equipment.options.dice_per_throw),
+        votes=connection.votes,
+    )
+
+
+def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> CameraDiceTable:
+    """The camera over a cussec dome's glass dome and its reader of the three dice. A simulated dome is watched
+    by a simulated camera that renders the dice the dome threw (it reads the round from the dome simulator's
+    state file, ``dome_state_file``: the dome's physical state, :mod:`drivers.sim.dome_camera`)."""
+    connection = equipment.camera
+    if equipment.simulator is not None:
+        from drivers.sim.dome_camera import SimulatedDomeCamera
+
+        camera: Camera = SimulatedDomeCamera(equipment.simulator, dome_state_file, connection.simulation,
+                                             votes=connection.votes, target_marker_mm=connection.target_marker_mm)
+    else:
+        camera = _real_camera(connection)
+    identity = equipment.identity
+    return CameraDiceTable(
+        camera,
+        DeviceIdentity(identity.manufacturer, identity.model, identity.serial, identity.firmware or ""),
+        DiceReaderConfig(expected_dice=3),
         votes=connection.votes,
     )
 

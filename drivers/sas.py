@@ -21,12 +21,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-import serial
-
 from drivers import sas_protocol as sas
 from drivers.sas_protocol import Command, MachineInfo, VersionSerial
 from drivers.sas_transport import EscapedPtyTransport, SasTransport
-from drivers.serial_link import DeviceError, FrameError, SerialLink
+from drivers.serial_link import LINK_FAILURES, DeviceError, FrameError, SerialLink
 
 T = TypeVar("T")
 
@@ -198,7 +196,7 @@ class SasSlotMachine(SlotMachine):
                     self.crc_errors += 1
                 attempts.append(f"garbled reply ({error})")
                 self.transport.discard_input()
-            except (serial.SerialException, OSError) as error:
+            except LINK_FAILURES as error:
                 self._not_answered()
                 attempts.append(f"link failure ({error})")
                 try:

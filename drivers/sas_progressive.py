@@ -72,9 +72,9 @@ def parse_progressive(message: bytes) -> ProgressiveBroadcast:
 class ProgressiveScanner:
     """Finds progressive broadcasts in a stream of ``(byte, wakeup)`` units (wakeup None: not known)."""
 
-    def __init__(self) -> None:
+    def __init__(self, crc_errors: int = 0) -> None:
         self._units: list[tuple[int, bool | None]] = []
-        self.crc_errors = 0
+        self.crc_errors = crc_errors
 
     def feed(self, units: list[tuple[int, bool | None]]) -> list[ProgressiveBroadcast]:
         self._units.extend(units)
@@ -157,6 +157,13 @@ class SasProgressiveListener:
         for _ in range(broadcasts):
             amounts.update(self.next_broadcast(timeout_s).amounts)
         return dict(sorted(amounts.items()))
+
+    def discard_input(self) -> None:
+        """Forget every broadcast heard so far, read or still buffered (the next one is sent after this call)."""
+        self.link.discard_input()
+        self._pending.clear()
+        self._scanner = ProgressiveScanner(crc_errors=self._scanner.crc_errors)
+        self._unescape.reset()
 
     def close(self) -> None:
         self.link.close()

@@ -22,6 +22,17 @@ from typing import Self, TypeVar
 
 import serial
 
+try:
+    import termios
+
+    _TTY_ERRORS: tuple[type[Exception], ...] = (termios.error,)
+except ImportError:  # not a POSIX system: no terminal driver errors
+    _TTY_ERRORS = ()
+
+LINK_FAILURES: tuple[type[Exception], ...] = (serial.SerialException, OSError, *_TTY_ERRORS)
+"""What a failing port raises: pyserial's errors, the system's, and the terminal driver's (``termios.error``
+from a flush or drain on a pseudo-terminal whose other end hung up is not an OSError)."""
+
 T = TypeVar("T")
 
 
@@ -110,16 +121,19 @@ class SerialLink:
                 self._buffer.clear()
                 self.wire_log.record("event", b"", note=f"opened {self.settings.port}")
                 return
-            except (serial.SerialException, OSError, ValueError) as error:
+            except (*LINK_FAILURES, ValueError) as error:
                 reasons.append(str(error))
                 if attempt + 1 < self.settings.open_attempts:
                     time.sleep(self.settings.open_backoff_s * (attempt + 1))
         raise DeviceError(self.settings.port, "open", reasons)
 
     def close(self) -> None:
+        """Close the port; a port that fails while closing (unplugged, hung up) is recorded and dropped."""
         if self._port is not None:
             try:
                 self._port.close()
+            except LINK_FAILURES as error:
+                self.wire_log.record("event", b"", note=f"close failed: {error}")
             finally:
                 self._port = None
                 self.wire_log.record("event", b"", note="closed")
@@ -177,7 +191,7 @@ class SerialLink:
         if self._port is not None:
             try:
                 stale = bytes(self._buffer) + self._port.read(self._port.in_waiting or 0)
-            except (serial.SerialException, OSError) as error:
+            except LINK_FAILURES as error:
                 stale = bytes(self._buffer)
                 self.wire_log.record("event", b"", note=f"cannot discard input: {error}")
             if stale:
@@ -221,7 +235,7 @@ class SerialLink:
             except FrameError as error:
                 attempts.append(f"garbled reply ({error})")
                 self.discard_input()
-            except (serial.SerialException, OSError) as error:
+            except LINK_FAILURES as error:
                 attempts.append(f"link failure ({error})")
                 try:
                     self.reconnect()

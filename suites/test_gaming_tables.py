@@ -1,5 +1,6 @@
 """Certification suite: electronic gaming tables (roulette, craps, cussec, banca francesa, blackjack, bacará,
-póquer sem descarte), and online games whose server reports its rounds the same way.
+póquer sem descarte, and the non-banked hold'em, omaha and póquer sintético), and online games whose server
+reports its rounds the same way.
 
 The table reports each round it plays (:class:`drivers.gaming_table.GamingTable`): the outcome (the pocket,
 the dice, the cards in the order dealt), every bet on the layout (chance, stake) and what the table did
@@ -20,6 +21,12 @@ Every check is exact, so no verdict here is statistical and none has an error ra
   layout, an insurance above half the bet) is a disagreement of the clause defining the chances.
 * Cards: at póquer sem descarte every round's hands must come from one 52-card deck (no card twice, five
   cards each), and a second bet is twice the ante and made only by a player who did not fold.
+* Pots (non-banked poker): every deal's end is settled again by :func:`bench.games.poker_showdown.settle_deal`
+  from what each player put in, who folded, the cards shown and the house's stated percentage; each
+  player's share of the pots and the house's take must agree to the chip. A deal is judged under every rule
+  it exercises: the hand rules of its variant (every deal with a showdown), side pots (a deal with more than
+  one pot), divided pots (a tie), the pot won unseen (everyone else folded), the house's percentage, and the
+  cards (one deck of the variant's size, the variant's number of own cards).
 * Drawing rules: the blackjack dealer's hand (stands on 17 or more, soft 17 included; p217-2007/blackjack/6
   and /19) whenever a player's hand still needs the dealer's total; the bacará coup against the tableau
   (p217-2007/bacara-ponto-e-banca/13). A blackjack hand settled against a dealer hand that broke the
@@ -40,10 +47,10 @@ from typing import Any
 
 import pytest
 
-from bench.games import bacara, banca_francesa, blackjack, craps, cussec, roulette
+from bench.games import bacara, banca_francesa, blackjack, craps, cussec, holdem, poker_showdown, roulette
 from bench.games import poquer_sem_descarte as poquer
 from bench.games.cards import parse_cards
-from bench.games.poker_hands import POQUER_SEM_DESCARTE, evaluate
+from bench.games.poker_hands import POQUER_SEM_DESCARTE, Category, evaluate
 from bench.games.stakes import (
     Settlement,
     Violation,
@@ -105,6 +112,24 @@ POQUER_CLAUSES = {  # rules: what decides a bet -> rule
     "p461-2001": _POQUER_CASINO,
     "srij-803-2015": {"deck": "19", "fold": "22", "qualification": "25", "unqualified-ante": "26", "ante": "28",
                       "prize": "12", "lose": "29", "same-combination": "13", "second-bet": "23"},
+}
+NAO_BANCADO = f"{P217}/poquer-nao-bancado"
+SINTETICO_P461 = "p461-2001/poquer-sintetico"
+_P217_POTS = {"side-pots": ("38", "49", "50"), "split": ("66", "67"), "unseen": ("51",), "rake": ("7",),
+              "equal-bets": ("48",)}
+SHOWDOWN_CLAUSES: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {  # (variant, rules): what is judged -> rules
+    ("holdem", P217): {"cards": ("93",), "hands": ("17", "18", "94"), **_P217_POTS},
+    ("omaha", P217): {"cards": ("72",), "hands": ("17", "18", "73"), **_P217_POTS},
+    ("poquer-sintetico", P217): {"cards": ("95", "96"), "hands": ("97", "103", "105"), **_P217_POTS,
+                                 "split": ("66", "67", "104")},
+    ("poquer-sintetico", "p461-2001"): {"cards": ("1", "4"), "hands": ("1", "24"), "side-pots": ("48",),
+                                        "split": ("26", "56"), "unseen": (), "rake": ("55",), "equal-bets": ()},
+}
+SINTETICO_CATEGORY_RULES = {  # p461-2001/poquer-sintetico: the rule defining and ranking each combination
+    Category.ROYAL_FLUSH: "27", Category.STRAIGHT_FLUSH: "28", Category.FOUR_OF_A_KIND: "29", Category.FLUSH: "30",
+    Category.FULL_HOUSE: "31", Category.STRAIGHT: "32", Category.THREE_OF_A_KIND: "33",
+    Category.FIGURES_WITH_PAIRS: "34", Category.SIMPLE_FIGURES: "35", Category.TWO_PAIR: "36",
+    Category.ONE_PAIR: "37", Category.HIGH_CARD: "25",
 }
 STAKE_CLAUSES = {("blackjack", "srij-805-2015"): ("srij-805-2015/blackjack/9",)}
 """Clauses on each stake (between the table's minimum and maximum) beyond those of the limit table."""
@@ -576,6 +601,152 @@ def test_poquer_sem_descarte_settlements(gaming_table: Any, configuration: Table
             method="every card of the bank's and the players' hands, no card twice in a round",
             details={"first_broken": broken_deals[:SHOWN]})
     tally.record(measure, game, _poquer_clauses(rules), METHOD)
+
+
+# -- non-banked poker ------------------------------------------------------------------------------
+
+
+def _showdown_prefix(rules: str) -> str:
+    return SINTETICO_P461 if rules == "p461-2001" else NAO_BANCADO
+
+
+def _showdown_clauses(variant: str, rules: str) -> tuple[str, ...]:
+    table = SHOWDOWN_CLAUSES[(variant, rules)]
+    numbers = [rule for rules_ in table.values() for rule in rules_]
+    if (variant, rules) == ("poquer-sintetico", "p461-2001"):
+        numbers += list(SINTETICO_CATEGORY_RULES.values())
+    return tuple(dict.fromkeys(f"{_showdown_prefix(rules)}/{rule}" for rule in numbers))
+
+
+ALL_SHOWDOWN_CLAUSES = tuple(dict.fromkeys(clause for key in SHOWDOWN_CLAUSES for clause in _showdown_clauses(*key)))
+
+
+def _received(bet: TableBet) -> int:
+    """What the pots gave a player: his chips, plus what he won or less what he lost of them."""
+    return bet.stake + bet.prize - bet.lost
+
+
+def _deal_problems(round_: TableRound, deal: poker_showdown.DealSettlement, rake_taken: int) -> dict[str, str]:
+    """How the table's end of a deal differs from the oracle's: by seat, and ``rake`` for the house's take."""
+    problems = {}
+    for bet in round_.bets:
+        if bet.chance == "hand":
+            seat = int(bet.spec["seat"])
+            if _received(bet) != deal.won.get(seat, 0):
+                problems[str(seat)] = f"seat {seat} received {_received(bet)}, oracle {deal.won.get(seat, 0)}"
+    if rake_taken != deal.rake:
+        problems["rake"] = f"the house took {rake_taken}, oracle {deal.rake}"
+    return problems
+
+
+@pytest.mark.clause(*ALL_SHOWDOWN_CLAUSES)
+def test_poker_pots(gaming_table: Any, configuration: TableConfiguration, rounds: list[TableRound],
+                    measure: Any) -> None:
+    """Every deal of non-banked poker settled again by :func:`bench.games.poker_showdown.settle_deal` (the
+    variant's hand rules, side pots for all-in players, divided pots with the odd chips from the hand onwards,
+    the pot won unseen, the house's percentage per pot in chips of the table minimum), each player's share and
+    the house's take compared to the chip; the house's stated percentage against the regulation's (at most 5 %
+    under p217-2007/poquer-nao-bancado/7 a), 3 % under p461-2001/poquer-sintetico/55); every player who saw the
+    end without being all-in put in the same amount (p217-2007/poquer-nao-bancado/48)."""
+    variant = _game(gaming_table, *poker_showdown.OWN_CARDS)
+    rules = configuration.rules
+    if (variant, rules) not in SHOWDOWN_CLAUSES:
+        pytest.skip(f"{variant} is not played under {rules}")
+    prefix = _showdown_prefix(rules)
+    clause_of = {key: tuple(f"{prefix}/{rule}" for rule in rules_) for key, rules_ in
+                 SHOWDOWN_CLAUSES[(variant, rules)].items()}
+    stated = Fraction(configuration.options.get("rake", "0"))
+    limit = poker_showdown.MAX_RAKE_PERCENT[rules]
+    criterion = {"expected": float(limit)} if rules == "p461-2001" else {"high": float(limit)}
+    for clause in clause_of["rake"]:
+        measure(f"{variant}: the house's stated percentage per hand", float(stated), unit="%", **criterion,
+                clauses=[clause], sample_size=1,
+                method="the percentage the table states in its configuration against the regulation's")
+    if "minimum" not in configuration.options:
+        pytest.fail("the table's configuration states no table minimum (option minimum=): the pots' chips are "
+                    "unknown")
+    unit = int(configuration.options["minimum"])
+    checked: dict[str, int] = {}
+    disagreements: dict[str, list[dict[str, Any]]] = {}
+    not_divided: list[int] = []
+
+    def judge(keys: tuple[str, ...], problem: str | None, round_: TableRound) -> None:
+        for key in keys:
+            for clause in clause_of[key]:
+                checked[clause] = checked.get(clause, 0) + 1
+                if problem is not None:
+                    disagreements.setdefault(clause, []).append({"round": round_.round, "outcome": round_.outcome,
+                                                                 "problem": problem})
+
+    for round_ in rounds:
+        hands = [bet for bet in round_.bets if bet.chance == "hand"]
+        contributions = {int(bet.spec["seat"]): bet.stake for bet in hands}
+        folded = [int(bet.spec["seat"]) for bet in hands if bet.spec.get("play") == "fold"]
+        own = {int(bet.spec["seat"]): _cards(bet.spec["cards"]) for bet in hands if "cards" in bet.spec}
+        order = [int(seat) for seat in round_.context.get("order", "").split(".") if seat]
+        rake_taken = sum(bet.lost for bet in round_.bets if bet.chance == "rake")
+        try:
+            deal = poker_showdown.settle_deal(variant, rules, contributions, own, _cards(round_.outcome),
+                                              folded=folded, rake_percent=stated, unit=unit,
+                                              hand_order=order or None)
+        except (ValueError, KeyError) as error:
+            judge(("cards",), f"the oracle refuses the deal: {error}", round_)
+            continue
+        judge(("cards",), None, round_)
+        showing = [bet.stake for bet in hands if bet.spec.get("play") == "show"]
+        all_in = [bet.stake for bet in hands if bet.spec.get("play") == "allin"]
+        judge(("equal-bets",), None if len(set(showing)) <= 1 and all(a <= max(showing, default=a) for a in all_in)
+              else f"players who saw the end put in {sorted(showing)}, all-in {sorted(all_in)}", round_)
+        problems = _deal_problems(round_, deal, rake_taken)
+        rake_problem = problems.pop("rake", None)
+        judge(("rake",), rake_problem, round_)
+        if rake_problem is not None:
+            not_divided.append(round_.round)  # the shares cannot be judged apart from a wrong house take
+            continue
+        problem = "; ".join(problems.values()) or None
+        if not deal.showdown:
+            judge(("unseen",), problem, round_)
+            continue
+        keys = ["hands"]
+        if len(deal.pots) > 1:
+            keys.append("side-pots")
+        if any(sum(1 for seat in pot.eligible if deal.values[seat] == max(deal.values[s] for s in pot.eligible)) > 1
+               for pot in deal.pots):
+            keys.append("split")
+        cause = _cause(round_, deal, order, unit, keys) if problem is not None else None
+        for key in keys:
+            judge((key,), problem if key == cause else None, round_)
+        if (variant, rules) == ("poquer-sintetico", "p461-2001"):
+            best = max(deal.values.values()).category
+            clause = f"{prefix}/{SINTETICO_CATEGORY_RULES[best]}"
+            checked[clause] = checked.get(clause, 0) + 1
+            if problem is not None and cause == "hands":
+                disagreements.setdefault(clause, []).append({"round": round_.round, "outcome": round_.outcome,
+                                                             "problem": problem})
+    for clause in _showdown_clauses(variant, rules):
+        if not checked.get(clause):
+            continue  # no deal read exercised this rule: the clause stays NOT TESTED
+        found = disagreements.get(clause, [])
+        measure(f"{variant}: deals whose pots disagree with the oracle under {clause}", len(found), unit="deals",
+                expected=0, clauses=[clause], sample_size=checked[clause],
+                method="each deal's pots settled again by bench.games.poker_showdown on the contributions, folds, "
+                       "cards shown and stated percentage; every share and the house's take compared to the chip",
+                details={"deals_checked": checked[clause], "first_disagreements": found[:SHOWN],
+                         "deals_whose_shares_were_not_judged_for_a_wrong_house_take": len(not_divided)})
+
+
+def _cause(round_: TableRound, deal: poker_showdown.DealSettlement, order: list[int], unit: int,
+           keys: list[str]) -> str:
+    """The rule a disagreeing showdown breaks: side pots when the table's shares are those of one pot for every
+    player who saw the end (an all-in player winning beyond what was matched); the division of a pot when the
+    deal has a tie; else the hand rules (who holds the best hand)."""
+    received = {int(bet.spec["seat"]): _received(bet) for bet in round_.bets if bet.chance == "hand"}
+    if "side-pots" in keys:
+        one_pot = holdem.Pot(sum(pot.amount for pot in deal.pots), tuple(sorted(deal.values)))
+        won = holdem.award([one_pot], deal.values, unit=unit, hand_order=order or None)
+        if all(received.get(seat, 0) == won.get(seat, 0) for seat in received):
+            return "side-pots"
+    return "split" if "split" in keys else "hands"
 
 
 # -- limits ----------------------------------------------------------------------------------------

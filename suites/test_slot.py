@@ -25,8 +25,10 @@ machine fed by one of the profile's power supplies is switched off and on with p
 every meter must come back unchanged. Identity (/10) and the approved model's characteristics (/8):
 serial number, denomination, bet value, game and pay-table IDs and base percentage as declared.
 
-Jackpot and superjackpot contributions (/3, /4) need the progressive levels fed by this machine's
-play; the rig has no reading of them yet, so they are NOT TESTED, with the reason.
+Jackpot and superjackpot contributions (/3, /4) are judged by ``suites/test_progressive.py``, once
+per progressive controller of the profile, with every machine it links (a superjackpot needs their
+combined play); here the test only says where, or why they are NOT TESTED. The verdict of /2 above
+is the base game's return, contributions excluded, as the law keeps them apart.
 
 On a real machine ``enable_play`` only unlocks it: the operator (or the machine's test mode) plays
 the games while the bench reads the meters.
@@ -201,14 +203,21 @@ def test_meters_reconcile_with_the_play(slot_machine: Any, play: list[dict[str, 
 
 
 @pytest.mark.clause("p217-2007/maquinas-automaticas/3", "p217-2007/maquinas-automaticas/4")
-def test_jackpot_and_superjackpot_contributions(slot_machine: Any) -> None:
-    """Jackpot and superjackpot grow by the declared percentage of the amounts played on the machine."""
+def test_jackpot_and_superjackpot_contributions(slot_machine: Any, bench: BenchSession) -> None:
+    """Jackpot and superjackpot grow by the declared percentage of the amounts played on the machine: judged by the
+    progressive suite (``suites/test_progressive.py``) with the controller and every machine it links."""
     par = _par(slot_machine)
     if par.progressive_contribution_percent == 0:
         pytest.skip(f"the declared PAR sheet {par.paytable_id} contributes to no jackpot or superjackpot "
                     "(progressive_contribution_percent = 0): nothing to test")
+    linking = [name for name, item in bench.profile.of_kind("progressive-controller").items()
+               if slot_machine.name in item.options.machines]
+    if linking:
+        pytest.skip(f"contributions of {par.progressive_contribution_percent:g} % to progressive group "
+                    f"{par.progressive_group} are judged by the progressive suite (suites/test_progressive.py) on "
+                    f"controller {', '.join(linking)}")
     pytest.skip(f"the PAR sheet declares {par.progressive_contribution_percent:g} % to progressive group "
-                f"{par.progressive_group}, but the rig reads no progressive levels fed by this machine's coin in: "
+                f"{par.progressive_group}, but no progressive controller of the profile links this machine: "
                 "contributions NOT TESTED")
 
 

@@ -153,13 +153,13 @@ def test_tests_needing_equipment_the_profile_lacks_are_deselected_not_skipped(
 def test_wheel(measure):
     measure("wheel diameter", 55.0, unit="cm", low=50, high=60)
 
-@pytest.mark.equipment("dice-shaker")
-@pytest.mark.clause("p217-2007/cussec/6")
-def test_shaker(measure):
-    measure("dice in the dome", 3, expected=3)
+@pytest.mark.equipment("card-shoe")
+@pytest.mark.clause("p217-2007/blackjack/53")
+def test_shoe(measure):
+    measure("decks in the shoe", 6, expected=6)
 """,
         evidence,
     )
-    result.assert_outcomes(passed=1, deselected=1)  # the built-in sim profile has a wheel, no dice shaker
+    result.assert_outcomes(passed=1, deselected=1)  # the built-in sim profile has a wheel, no card shoe
     nodeids = {row[0] for row in journal_rows(evidence, "select nodeid from tests")}
     assert nodeids == {"test_suite.py::test_wheel"}

@@ -227,6 +227,24 @@ def test_a_link_failure_reconnects_and_the_request_is_sent_again(tmp_path: Path)
     assert [entry["dir"] for entry in wire_entries(log, "tx", "rx")] == ["tx", "tx", "rx"]
 
 
+def test_a_terminal_driver_error_on_flush_is_a_link_failure_too(tmp_path: Path) -> None:
+    """A pseudo-terminal whose other end hung up makes ``flush`` raise ``termios.error``, not an OSError."""
+    import termios
+
+    link = make_link("loop://", tmp_path / "wire.jsonl")
+    link.open()
+
+    def hung_up() -> None:
+        raise termios.error(5, "Input/output error")
+
+    link._port.flush = hung_up
+    try:
+        frame = link.transact(ID_REPLY, accept_id, what="identify")
+    finally:
+        link.close()
+    assert frame.raw == ID_REPLY  # reconnected and sent again, not an escaped exception
+
+
 # -- opening -----------------------------------------------------------------
 
 

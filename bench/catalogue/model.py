@@ -30,6 +30,7 @@ class EquipmentKind(StrEnum):
     PLAYING_CARDS = "playing-cards"
     JACKPOT_DISPLAY = "jackpot-display"
     SLOT_MACHINE = "slot-machine"
+    PROGRESSIVE_CONTROLLER = "progressive-controller"  # a slot-machine progressive link (jackpot, superjackpot)
     RNG = "rng"
     ONLINE_GAME = "online-game"
     GAMING_TABLE = "gaming-table"

@@ -20,7 +20,7 @@ from bench.games.stakes import LIMIT_TABLES, LimitTable
 from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
 
 Game = Literal["roleta-francesa", "roleta-americana", "craps", "cussec", "banca-francesa", "blackjack",
-               "bacara-ponto-e-banca", "poquer-sem-descarte"]
+               "bacara-ponto-e-banca", "poquer-sem-descarte", "holdem", "omaha", "poquer-sintetico"]
 Rules = Literal["p217-2007", "p461-2001", "srij-803-2015", "srij-804-2015", "srij-805-2015"]
 GAMES: tuple[str, ...] = Game.__args__  # type: ignore[attr-defined]
 ROULETTES = ("roleta-francesa", "roleta-americana")
@@ -33,7 +33,13 @@ _RULES_FOR_GAME: dict[str, tuple[str, ...]] = {
     "roleta-americana": ("p217-2007", "srij-804-2015"),
     "blackjack": ("p217-2007", "srij-805-2015"),
     "poquer-sem-descarte": ("p217-2007", "p461-2001", "srij-803-2015"),
+    "poquer-sintetico": ("p217-2007", "p461-2001"),
 }
+NON_BANKED_POKER = ("holdem", "omaha", "poquer-sintetico")
+MAX_SEATS = {"blackjack": 7, "poquer-sem-descarte": 7, "holdem": 10, "omaha": 10, "poquer-sintetico": 11}
+"""Players at a table, at most (p217-2007/blackjack/2 and poquer-sem-descarte/5: 7; poquer-nao-bancado/6: 10
+for hold'em and omaha, 11 for póquer sintético)."""
+"""Poker played between the players for a pot, the house taking a percentage (p217-2007/poquer-nao-bancado)."""
 
 FAULT_GAMES: dict[str, tuple[str, ...]] = {
     "split-pays-16": ROULETTES,
@@ -46,6 +52,9 @@ FAULT_GAMES: dict[str, tuple[str, ...]] = {
     "banca-draws-like-ponto": ("bacara-ponto-e-banca",),
     "two-pairs-pays-1": ("poquer-sem-descarte",),
     "dealer-qualifies-ace-queen": ("poquer-sem-descarte",),
+    "side-pots-ignored": NON_BANKED_POKER,
+    "rake-above-limit": NON_BANKED_POKER,
+    "sintetico-full-above-flush": ("poquer-sintetico",),
     "limit-too-high": ("roleta-francesa", "roleta-americana", "banca-francesa", "blackjack", "bacara-ponto-e-banca",
                        "poquer-sem-descarte"),
 }
@@ -77,7 +86,9 @@ class GamingTableSetup(Strict):
     of :func:`limit_names`); a chance left out gets the regulation's multiple of the minimum, or
     ``DEFAULT_OTHER_MULTIPLE`` times it where the regulation sets none. ``commission``: bacará's deduction on
     the banca's wins (p217-2007/bacara-ponto-e-banca/20); ``bar``: craps' barred come-out total
-    (p217-2007/craps/10.2).
+    (p217-2007/craps/10.2); ``rake_percent``: the house's percentage of each pot at non-banked poker (at most
+    5 under p217-2007/poquer-nao-bancado/7 a); 3 under p461-2001/poquer-sintetico/55), its chips those of the
+    table minimum.
     """
 
     game: Game = "roleta-francesa"
@@ -86,6 +97,7 @@ class GamingTableSetup(Strict):
     maxima: dict[str, PositiveInt] = Field(default_factory=dict)
     commission: Literal["NONE", "FIVE_PERCENT", "HALF_ON_FIVE"] = "FIVE_PERCENT"
     bar: Literal[2, 12] = 12
+    rake_percent: Annotated[float, Field(ge=0.0, le=100.0)] = 0.0
 
     @model_validator(mode="after")
     def _rules_and_limits(self) -> GamingTableSetup:
@@ -143,23 +155,37 @@ class GamingTableSimulator(SimulatorBase):
       2 (p217-2007/poquer-sem-descarte/6, srij-803-2015/poquer-sem-descarte/12); ``dealer-qualifies-ace-queen``:
       the bank plays with ace-queen high, not only ace-king or better (p217-2007/poquer-sem-descarte/18,
       srij-803-2015/poquer-sem-descarte/25).
+    * non-banked poker ``side-pots-ignored``: an all-in player can win everything in the pot, not only what
+      each other player matched of his stake (p217-2007/poquer-nao-bancado/38, /49, /50);
+      ``rake-above-limit``: the house takes one percentage point more than the table states (/7);
+      ``sintetico-full-above-flush``: póquer sintético ranks the full house above the flush, as 52-card poker
+      does (p461-2001/poquer-sintetico/24, p217-2007/poquer-nao-bancado/103).
     * ``limit-too-high``: the table's first limited chance has a maximum one minimum above the
       regulation's multiple (e.g. p217-2007/roleta-francesa/24).
 
     ``setup``: the table's own setup (filled from the options when not given); ``bets_per_round`` bets on
-    the roulette, dice and bacará layouts; ``seats`` players at blackjack and póquer sem descarte; ``garble_rate`` corrupts the
+    the roulette, dice and bacará layouts; ``seats`` players at blackjack and poker; ``garble_rate`` corrupts the
     checksum of that share of reply frames; ``round_time_s`` is how long a round takes to play.
     """
 
     model: Literal["fair", "split-pays-16", "zero-loses-half", "field-12-pays-triple", "triple-wins-small",
                    "line-bets-play-whole", "dealer-hits-soft-17", "blackjack-pays-6-5", "banca-draws-like-ponto",
-                   "two-pairs-pays-1", "dealer-qualifies-ace-queen", "limit-too-high"] = "fair"
+                   "two-pairs-pays-1", "dealer-qualifies-ace-queen", "side-pots-ignored", "rake-above-limit",
+                   "sintetico-full-above-flush", "limit-too-high"] = "fair"
     seed: int = 20070226
     setup: GamingTableSetup | None = None
     bets_per_round: Annotated[int, Field(ge=1, le=64)] = 8
-    seats: Annotated[int, Field(ge=1, le=7)] = 5
+    seats: Annotated[int, Field(ge=1, le=11)] = 5
     garble_rate: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     round_time_s: Annotated[float, Field(ge=0.0, le=600.0)] = 0.0
+
+    @model_validator(mode="after")
+    def _seats_fit_game(self) -> GamingTableSimulator:
+        game = self.setup.game if self.setup is not None else None
+        most = MAX_SEATS.get(game or "", 11)
+        if self.seats > most:
+            raise ValueError(f"{game} is played by at most {most} players, not seats = {self.seats}")
+        return self
 
     @model_validator(mode="after")
     def _fault_fits_game(self) -> GamingTableSimulator:

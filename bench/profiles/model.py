@@ -14,9 +14,11 @@ from pydantic import Field, PositiveFloat, model_validator
 from bench.profiles.attestations import Attestation
 from bench.profiles.base import EquipmentBase, Identity, SimulatorBase, Strict
 from bench.profiles.camera import CameraConnection
+from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.profiles.gaming_table import GamingTableEquipment
 from bench.profiles.instruments import FrequencyCounterInstrument, Instrument, PowerSupplyInstrument
 from bench.profiles.jackpot import JackpotEquipment
+from bench.profiles.progressive import ProgressiveControllerEquipment, check_links
 from bench.profiles.shuffler import ShufflerEquipment
 from bench.profiles.slot import SlotMachineEquipment
 from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
@@ -255,7 +257,8 @@ class DiceTableEquipment(Strict):
 
 
 Equipment = Annotated[RouletteWheelEquipment | RngEquipment | DiceTableEquipment | ShufflerEquipment
-                      | SlotMachineEquipment | JackpotEquipment | GamingTableEquipment, Field(discriminator="kind")]
+                      | SlotMachineEquipment | JackpotEquipment | GamingTableEquipment
+                      | ProgressiveControllerEquipment | CussecDomeEquipment, Field(discriminator="kind")]
 
 
 class Laboratory(Strict):
@@ -290,6 +293,13 @@ class Profile(Strict):
             if unknown:
                 raise ValueError(f"instrument {name!r} names equipment the profile lacks: {', '.join(unknown)} "
                                  f"(have: {', '.join(self.equipment)})")
+        return self
+
+    @model_validator(mode="after")
+    def _progressive_links_name_slot_machines(self) -> Profile:
+        for name, item in self.equipment.items():
+            if isinstance(item, ProgressiveControllerEquipment):
+                check_links(name, item, self.equipment)
         return self
 
     def of_kind(self, kind: str) -> dict[str, Equipment]:

@@ -1,5 +1,6 @@
 """Simulated electronic gaming table speaking the GT protocol: roulette, craps, cussec, banca francesa,
-blackjack, bacará and póquer sem descarte (:mod:`drivers.sim.gaming_table_poker`), each played with seeded outcomes and seeded bets, settled by the oracles of
+blackjack, bacará, póquer sem descarte (:mod:`drivers.sim.gaming_table_poker`) and non-banked poker
+(:mod:`drivers.sim.gaming_table_showdown`), each played with seeded outcomes and seeded bets, settled by the oracles of
 :mod:`bench.games` (with one named rule broken under a fault model).
 
 Round ``n`` is drawn from its own generator seeded with ``(seed, n)``: its outcome (a fair pocket, fair dice,
@@ -34,11 +35,18 @@ import numpy as np
 from bench.games import bacara, banca_francesa, blackjack, craps, cussec, roulette
 from bench.games.cards import ACE, DECK_52, Card
 from bench.games.stakes import Settlement
-from bench.profiles.gaming_table import OTHER_CHANCES, GamingTableSetup, GamingTableSimulator, limit_table
+from bench.profiles.gaming_table import (
+    NON_BANKED_POKER,
+    OTHER_CHANCES,
+    GamingTableSetup,
+    GamingTableSimulator,
+    limit_table,
+)
 from drivers.gaming_table_protocol import decode, encode, encode_block, encode_pairs
 from drivers.line_frame import encode_identity
 from drivers.serial_link import FrameError
 from drivers.sim.gaming_table_poker import PoquerRound
+from drivers.sim.gaming_table_showdown import ShowdownRound
 from drivers.sim.line_simulator import run_line_simulator
 from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.state_file import load_counter, save_state
@@ -110,7 +118,8 @@ class RoundMaker:
             return self.roulette()
         return {"craps": self.craps, "cussec": self.cussec, "banca-francesa": self.banca_francesa,
                 "blackjack": self.blackjack, "bacara-ponto-e-banca": self.bacara,
-                "poquer-sem-descarte": self.poquer_sem_descarte}[game]()
+                "poquer-sem-descarte": self.poquer_sem_descarte, "holdem": self.showdown, "omaha": self.showdown,
+                "poquer-sintetico": self.showdown}[game]()
 
     # -- roulette ---------------------------------------------------------------------------------
 
@@ -224,6 +233,9 @@ class RoundMaker:
 
     def poquer_sem_descarte(self) -> tuple[str, dict[str, object], list[BetFields]]:
         return PoquerRound(self).play()
+
+    def showdown(self) -> tuple[str, dict[str, object], list[BetFields]]:
+        return ShowdownRound(self).play()
 
     def bacara(self) -> tuple[str, dict[str, object], list[BetFields]]:
         shoe = self.shoe(8)
@@ -387,6 +399,9 @@ class TableModel:
             options["commission"] = setup.commission
         if setup.game == "craps":
             options["bar"] = setup.bar
+        if setup.game in NON_BANKED_POKER:
+            options["rake"] = f"{setup.rake_percent:g}"
+            options["minimum"] = setup.minimum
         limits = [[name, low, high] for name, (low, high) in configured_limits(self.config).items()]
         return encode_block("CONF", [setup.game, setup.rules, encode_pairs(options)], limits)
 

@@ -27,6 +27,8 @@ SIMULATOR_MODULES: dict[str, str] = {
     "slot-machine": "drivers.sim.slot_machine",
     "jackpot-display": "drivers.sim.jackpot_controller",
     "gaming-table": "drivers.sim.gaming_table",
+    "dice-shaker": "drivers.sim.cussec_dome",
+    "progressive-controller": "drivers.sim.progressive_controller",
 }
 
 _PR_SET_PDEATHSIG = 1

@@ -14,6 +14,10 @@ where a power cycle loses them: a process restart, or, for a machine fed by a si
 supply (``power_rail`` in the config, :mod:`drivers.sim.power_rail`), the supply's output going off
 and on. While the rail is off the machine is dark: it neither answers nor plays. ``dropped-meter`` lets one meter miss its
 increment in a share of games; ``low-return`` plays a PAR sheet under 80 %.
+
+A simulated progressive controller linking this machine (:mod:`drivers.sim.progressive_controller`)
+reads the coin-in meter from the state file, as a real controller polls it; the machine itself
+only stores the levels broadcast to its group (long polls 80 / 86).
 """
 
 from __future__ import annotations
