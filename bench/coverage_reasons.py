@@ -65,7 +65,9 @@ def uncovered_reason(clause: Clause) -> str:
         return ("Playing cards and shoe (deck composition, card backs, cut card): needs a card-inspection "
                 "camera procedure, not built yet.")
     if EquipmentKind.DICE_SHAKER in kinds:
-        return "Cussec dome (shaker and lit winning zones): no driver for the dome's controller yet."
+        return ("Cussec dome construction (pedestal, disc and lever, glass dome, opaque cover and its catches): an "
+                "inspection the camera does not do yet; the dome's play (lever strokes, lamp, lit zones) is covered "
+                "by suites/test_cussec_dome.py.")
     if EquipmentKind.ROULETTE_WHEEL in kinds:
         return ("Wheel construction (deflectors, rotor handle): not yet part of the camera's layout audit; "
                 "checked by the examiner.")
