@@ -17,7 +17,6 @@ guessed.
 
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
 
 from drivers.cussec_dome_protocol import (
@@ -32,7 +31,7 @@ from drivers.cussec_dome_protocol import (
 )
 from drivers.line_frame import DeviceIdentity, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
-from drivers.serial_link import DeviceError, FrameError, SerialLink
+from drivers.serial_link import DeviceError, SerialLink
 
 DomeIdentity = DeviceIdentity  # what the controller says it is (frame ``ID``)
 
@@ -41,13 +40,6 @@ __all__ = ["CussecDome", "DomeIdentity", "DomeRound", "DomeStatus", "NoActuator"
 
 class NoActuator(RuntimeError):
     """The dome has no actuator the bench can drive (``NAK,PLAY,NO_ACTUATOR``): its rounds are the dealer's."""
-
-
-class _NotPlayed:
-    """The controller has not finished the round yet (``NAK,ROUND?,NOT_PLAYED``)."""
-
-
-_NOT_PLAYED = _NotPlayed()
 
 
 class CussecDome(ABC):
@@ -100,12 +92,11 @@ class SerialCussecDome(CussecDome):
         self.round_timeout_s = round_timeout_s
         self.poll_s = poll_s
         self.exchanges = NumberedExchanges(link, decode, "cussec dome", self.status)
-        self.blocks_refused = 0
         self._actuator: bool | None = None  # as the last STATUS said
 
     @property
     def garbled_frames(self) -> int:
-        return self.exchanges.garbled_frames + self.blocks_refused
+        return self.exchanges.garbled_frames + self.exchanges.blocks_refused
 
     @property
     def refusals(self) -> int:
@@ -132,40 +123,17 @@ class SerialCussecDome(CussecDome):
                 raise NoActuator(f"{self.link.settings.port}: the dome has no actuator the bench can drive") from error
             raise
 
-    def _read_block(self, number: int) -> DomeRound | _NotPlayed:
-        reader = RoundReader(number)
-
-        def accept(line: bytes) -> DomeRound | _NotPlayed | None:
-            try:
-                frame = decode(line)
-            except FrameError:
-                self.exchanges.garbled_frames += 1
-                reader.reset()  # the block is broken: wait for the repeat
-                raise
-            if frame.type == "NAK" and frame.fields[-1:] == ("NOT_PLAYED",):
-                return _NOT_PLAYED
-            if frame.type == "NAK":
-                self.exchanges.decode(line)  # counted and raised
-            try:
-                return reader.feed(frame)
-            except FrameError:
-                self.blocks_refused += 1
-                raise
-
-        return self.link.transact(encode("ROUND?", number), accept, what=f"read round {number}")
-
     def read_round(self, number: int) -> DomeRound:
         if isinstance(number, bool) or not isinstance(number, int) or number < 1:
             raise ValueError(f"round number must be a positive integer, got {number!r}")
-        deadline = time.monotonic() + self.round_timeout_s
-        while True:
-            result = self._read_block(number)
-            if isinstance(result, DomeRound):
-                return result
-            if time.monotonic() >= deadline:
-                raise DeviceError(self.link.settings.port, f"read round {number}",
-                                  [f"round not played within {self.round_timeout_s:g} s"])
-            time.sleep(self.poll_s)
+        what = f"read round {number}"
+
+        def read_once() -> DomeRound | object:
+            reader = RoundReader(number)
+            return self.exchanges.block(encode("ROUND?", number), reader.feed, reader.reset, what,
+                                        may_be_unplayed=True)
+
+        return self.exchanges.until_played(read_once, what, self.round_timeout_s, self.poll_s)
 
     def close(self) -> None:
         self.link.close()

@@ -13,7 +13,6 @@ A round is never assembled from parts of two replies and never guessed.
 
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -21,7 +20,6 @@ from typing import TypeVar
 from drivers.gaming_table_protocol import (
     BlockReader,
     Frame,
-    NotPlayed,
     TableConfiguration,
     TableRound,
     decode,
@@ -32,7 +30,7 @@ from drivers.gaming_table_protocol import (
 )
 from drivers.line_frame import DeviceIdentity, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
-from drivers.serial_link import DeviceError, FrameError, SerialLink
+from drivers.serial_link import FrameError, SerialLink
 
 T = TypeVar("T")
 TableIdentity = DeviceIdentity  # what the table says it is (frame ``ID``)
@@ -86,39 +84,14 @@ class SerialGamingTable(GamingTable):
         self.round_timeout_s = round_timeout_s
         self.poll_s = poll_s
         self.exchanges = NumberedExchanges(link, decode, "gaming table", self.last_round)
-        self.blocks_refused = 0
 
     @property
     def garbled_frames(self) -> int:
-        return self.exchanges.garbled_frames + self.blocks_refused
+        return self.exchanges.garbled_frames + self.exchanges.blocks_refused
 
     @property
     def refusals(self) -> int:
         return self.exchanges.refusals
-
-    def _block(self, request: bytes, header_type: str, key: str | None, parse: Callable[[Frame, list[Frame]], T],
-               what: str, *, not_played: int | None = None) -> T | NotPlayed:
-        reader = BlockReader(header_type, key)
-
-        def accept(line: bytes) -> T | NotPlayed | None:
-            try:
-                frame = decode(line)
-            except FrameError:
-                self.exchanges.garbled_frames += 1
-                reader.header = None  # the block is broken: wait for the repeat
-                raise
-            if frame.type == "NAK" and not_played is not None and frame.fields[-1:] == ("NOT_PLAYED",):
-                return NotPlayed(not_played)
-            if frame.type == "NAK":
-                self.exchanges.decode(line)  # counted and raised
-            try:
-                block = reader.feed(frame)
-            except FrameError:
-                self.blocks_refused += 1
-                raise
-            return None if block is None else parse(*block)
-
-        return self.link.transact(request, accept, what=what)
 
     def identify(self) -> TableIdentity:
         return self.exchanges.query(encode("ID?"), "ID", parse_identity, "identify")
@@ -127,25 +100,29 @@ class SerialGamingTable(GamingTable):
         return self.exchanges.query(encode("STATUS?"), "STATUS", parse_status, "read status")
 
     def configuration(self) -> TableConfiguration:
-        result = self._block(encode("CONF?"), "CONF", None, parse_configuration, "read configuration")
+        result = self._block(encode("CONF?"), BlockReader("CONF"), parse_configuration, "read configuration")
         assert isinstance(result, TableConfiguration)
         return result
 
     def read_round(self, number: int) -> TableRound:
         if isinstance(number, bool) or not isinstance(number, int) or number < 1:
             raise ValueError(f"round number must be a positive integer, got {number!r}")
-        deadline = time.monotonic() + self.round_timeout_s
-        while True:
-            result = self._block(encode("ROUND?", number), "RND", str(number), parse_round, f"read round {number}",
-                                 not_played=number)
-            if isinstance(result, TableRound):
-                if result.round != number:  # pragma: no cover - the block reader only takes round ``number``
-                    raise FrameError(f"asked for round {number}, got round {result.round}", result.raw[0])
-                return result
-            if time.monotonic() >= deadline:
-                raise DeviceError(self.link.settings.port, f"read round {number}",
-                                  [f"round not played within {self.round_timeout_s:g} s"])
-            time.sleep(self.poll_s)
+        result = self.exchanges.until_played(
+            lambda: self._block(encode("ROUND?", number), BlockReader("RND", str(number)), parse_round,
+                                f"read round {number}", may_be_unplayed=True),
+            f"read round {number}", self.round_timeout_s, self.poll_s)
+        if result.round != number:  # pragma: no cover - the block reader only takes round ``number``
+            raise FrameError(f"asked for round {number}, got round {result.round}", result.raw[0])
+        return result
+
+    def _block(self, request: bytes, reader: BlockReader, parse: Callable[[Frame, list[Frame]], T], what: str, *,
+               may_be_unplayed: bool = False) -> T | object:
+        """A block query whose whole block is parsed by ``parse`` (:meth:`NumberedExchanges.block`)."""
+        def feed(frame: Frame) -> T | None:
+            block = reader.feed(frame)
+            return None if block is None else parse(*block)
+
+        return self.exchanges.block(request, feed, reader.reset, what, may_be_unplayed=may_be_unplayed)
 
     def close(self) -> None:
         self.link.close()

@@ -27,7 +27,7 @@ from drivers.line_frame import Frame, encode, whole_number
 from drivers.serial_link import FrameError
 
 __all__ = [
-    "DECISIONS", "BlockReader", "ChanceLimits", "Frame", "FrameError", "NotPlayed", "TableBet", "TableConfiguration",
+    "DECISIONS", "BlockReader", "ChanceLimits", "Frame", "FrameError", "TableBet", "TableConfiguration",
     "TableRound", "decode", "encode", "encode_block", "encode_pairs", "parse_configuration", "parse_pairs",
     "parse_round", "parse_status",
 ]
@@ -156,13 +156,6 @@ class TableRound:
                    tuple(TableBet.from_json(bet) for bet in value["bets"]))
 
 
-@dataclass(frozen=True)
-class NotPlayed:
-    """The table has not played round ``round`` yet (``NAK,ROUND?,NOT_PLAYED``): ask again later."""
-
-    round: int
-
-
 def parse_status(frame: Frame) -> int:
     """The last round the table played (frame ``STATUS``; 0 before the first)."""
     _fields(frame, "STATUS", 1, "last round")
@@ -258,6 +251,10 @@ class BlockReader:
         self.key = key
         self.header: Frame | None = None
         self.items: list[Frame] = []
+
+    def reset(self) -> None:
+        """Drop a part-read block (a frame of it arrived garbled): wait for the repeated reply."""
+        self.header, self.items = None, []
 
     def _count(self) -> int:
         assert self.header is not None

@@ -1,4 +1,5 @@
-"""Queries and numbered transactions over the bench's line framing (the CS shuffler and JP jackpot protocols).
+"""Queries, blocks and numbered transactions over the bench's line framing (the CS shuffler, JP jackpot,
+GT gaming-table and CD cussec-dome protocols).
 
 A request that changes the device carries a transaction number ``tx``; the device executes
 ``last + 1`` and answers a repeat of ``last`` with the same reply without acting again. So a
@@ -6,10 +7,15 @@ request whose reply was garbled or lost is simply sent again (within the link's 
 :meth:`SerialLink.transact`) and can never act twice. The last number is read from the device's
 ``STATUS`` before the first transaction, and again after a transaction that failed (the device
 may or may not have acted).
+
+A block (a header, numbered items, ``END``) is taken only whole: a garbled frame or a broken sequence makes
+the block be asked for again. A device asked for a round it has not finished answers ``NOT_PLAYED``; the
+bench polls until the round is played or its time is up.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from typing import Protocol, TypeVar
 
@@ -23,12 +29,22 @@ class _HasTx(Protocol):
     tx: int
 
 
+class _NotPlayed:
+    """The device has not finished the round asked for (``NAK,<request>,NOT_PLAYED``): ask again later."""
+
+    def __repr__(self) -> str:
+        return "NOT_PLAYED"
+
+
+NOT_PLAYED = _NotPlayed()
+
+
 class NumberedExchanges:
     """The exchanges of one device on ``link``: ``decode`` is its protocol's line decoder, ``device`` its name
     in errors, ``read_status`` a query whose reply carries the device's last transaction number.
 
-    ``garbled_frames`` counts replies that failed framing or checksum, ``refusals`` the NAKs received;
-    both are retried within the link's bounds.
+    ``garbled_frames`` counts replies that failed framing or checksum, ``refusals`` the NAKs received,
+    ``blocks_refused`` the blocks refused as incomplete; all are retried within the link's bounds.
     """
 
     def __init__(self, link: SerialLink, decode: Callable[[bytes], Frame], device: str,
@@ -39,6 +55,7 @@ class NumberedExchanges:
         self._read_status = read_status
         self.garbled_frames = 0
         self.refusals = 0
+        self.blocks_refused = 0
         self._tx: int | None = None
 
     def decode(self, line: bytes) -> Frame:
@@ -60,6 +77,42 @@ class NumberedExchanges:
             return parse(frame) if frame.type == frame_type else None
 
         return self.link.transact(request, accept, what=what)
+
+    def block(self, request: bytes, feed: Callable[[Frame], T | None], restart: Callable[[], None], what: str, *,
+              may_be_unplayed: bool = False) -> T | _NotPlayed:
+        """Send a query answered by a block; ``feed`` takes the reply frames in order and returns the block's
+        value at its end (raising :class:`FrameError` for a broken sequence), ``restart`` drops a part-read
+        block when a frame arrives garbled. With ``may_be_unplayed`` a ``NOT_PLAYED`` refusal gives
+        :data:`NOT_PLAYED`."""
+        def accept(line: bytes) -> T | _NotPlayed | None:
+            try:
+                frame = self._decode_line(line)
+            except FrameError:
+                self.garbled_frames += 1
+                restart()  # the block is broken: wait for the repeat
+                raise
+            if frame.type == "NAK" and may_be_unplayed and frame.fields[-1:] == ("NOT_PLAYED",):
+                return NOT_PLAYED
+            if frame.type == "NAK":
+                self.decode(line)  # counted and raised
+            try:
+                return feed(frame)
+            except FrameError:
+                self.blocks_refused += 1
+                raise
+
+        return self.link.transact(request, accept, what=what)
+
+    def until_played(self, read: Callable[[], T | _NotPlayed], what: str, timeout_s: float, poll_s: float) -> T:
+        """``read()`` again every ``poll_s`` while it gives :data:`NOT_PLAYED`; DeviceError after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            result = read()
+            if not isinstance(result, _NotPlayed):
+                return result
+            if time.monotonic() >= deadline:
+                raise DeviceError(self.link.settings.port, what, [f"round not played within {timeout_s:g} s"])
+            time.sleep(poll_s)
 
     def transaction(self, request: Callable[[int], bytes], replies: Mapping[str, Callable[[Frame], T]],
                     parse_tx: Callable[[Frame], int], what: str, timeout_s: float | None = None) -> T:
