@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -408,3 +409,97 @@ def test_a_leaning_die_with_a_square_body_is_told_by_its_side_face_s_pips(index:
     assert truth.expected_decline == Decline.COCKED
     result = read_dice(image, _config(truth))
     assert result.decline == Decline.COCKED, result.detail
+
+
+def test_a_die_joined_to_a_lit_strip_of_table_is_read_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die whose body took in a thin strip of lit table (declined as a die on another) is read once the
+    strip is cut off (:mod:`vision.dice_trim`); without the cut the frame is declined, so the test fails if
+    the cut stops doing its job."""
+    import vision.dice
+
+    image, truth = _clean_frame(777, 41)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    monkeypatch.setattr(vision.dice, "trimmed_regions", lambda *args: None)
+    assert not read_dice(image, _config(truth)).accepted
+
+
+def test_a_strip_holding_a_pip_is_not_cut_off() -> None:
+    """A thin light strip joined to a die and holding a dark spot of a pip's size may be a side face: the
+    body is not cut, so the frame is declined rather than read as the die alone."""
+    from vision.dice_region import prepare_region
+    from vision.dice_segment import segment_dice
+    from vision.dice_trim import trimmed_regions
+
+    style = DieStyle.opaque_white()
+    image, truth = render_dice(_scene(style, DiePlacement(face=3, centre_mm=(120.0, 90.0), angle_deg=0.0)),
+                               Nuisance.none(), np.random.default_rng(4))
+    image = image.copy()
+    edge = truth.dice[0].edge_px
+    x, y = truth.dice[0].centre_px
+    right = int(x + edge / 2)
+    strip = (slice(int(y - 4), int(y + 4)), slice(right - 2, right + int(1.5 * edge)))
+    image[strip] = (235, 235, 235)
+    cfg = _config(truth)
+    seg = segment_dice(image, cfg.segment_threshold, 0.25 * cfg.die_edge_px[0] ** 2)
+    regions = [prepare_region(image, seg, b, cfg) for b in seg.blobs]
+    body = max(regions, key=lambda r: r.blob.area)
+    assert trimmed_regions(image, seg, body, edge * edge, cfg) is not None  # a plain strip is cut off
+    cv2.circle(image, (right + int(edge), int(y)), max(2, round(0.08 * edge)), (20, 20, 20), -1)
+    seg = segment_dice(image, cfg.segment_threshold, 0.25 * cfg.die_edge_px[0] ** 2)
+    regions = [prepare_region(image, seg, b, cfg) for b in seg.blobs]
+    body = max(regions, key=lambda r: r.blob.area)
+    assert trimmed_regions(image, seg, body, edge * edge, cfg) is None
+
+
+def test_faint_streaks_beside_a_sharp_pip_are_no_motion() -> None:
+    """Streaks of a pip's area or more beside a round pip (shading on a still die) are not a moving die's;
+    streaks alone are."""
+    from vision.dice_faults import sharp_pip_beside, smeared_pips
+    from vision.dice_pips import Pips
+
+    def spots(elongation, areas):
+        n = len(areas)
+        return Pips(np.zeros((n, 2)), np.asarray(areas, float), np.asarray(elongation, float), np.full(n, 0.6),
+                    np.zeros(n))
+
+    streaks = spots([0.4, 0.45], [200.0, 180.0])
+    assert smeared_pips(streaks, 60.0) and not sharp_pip_beside(streaks, 60.0)
+    still = spots([0.4, 0.45, 0.95], [200.0, 180.0, 60.0])
+    assert sharp_pip_beside(still, 60.0)
+
+
+def test_a_ragged_lit_strip_at_the_frame_s_edge_holding_two_specks_is_no_die() -> None:
+    """A ragged light band at the frame's edge (a third of its rectangle filled, long) holding two dark specks
+    is dropped and the die in the arena read; the same band inside the frame is not dropped (declined)."""
+    style = DieStyle.opaque_white()
+    image, truth = render_dice(_scene(style, DiePlacement(face=5, centre_mm=(120.0, 90.0), angle_deg=10.0)),
+                               Nuisance.none(), np.random.default_rng(3))
+
+    def with_strip(top: int) -> np.ndarray:
+        framed = image.copy()
+        framed[top:top + 10, 40:150] = (225, 225, 225)
+        framed[top - 30:top, 40:52] = (225, 225, 225)
+        for x in (80, 120):
+            cv2.circle(framed, (x, top + 5), 3, (30, 30, 30), -1)
+        return framed
+
+    result = read_dice(with_strip(image.shape[0] - 10), _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == (5,)
+    assert not read_dice(with_strip(380), _config(truth)).accepted
+
+
+def test_a_die_s_own_part_holding_pips_is_not_cut_off_as_a_strip() -> None:
+    """A webcam photo of one large die whose mask holds its up face only, with pips cutting the outline
+    (once read as a 1 after the cut): the part the opening cuts off holds pips beside the piece left, so
+    it is no strip of table and the body is not cut (the frame stays declined, as before the cut existed)."""
+    path = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dice-photos-matteop65" / "images" / "valid_38.jpg"
+    if not path.exists():
+        pytest.skip("webcam photos not present")
+    config = DiceReaderConfig(expected_dice=None, style="opaque", max_side_ratio=0.45, min_squareness=0.6,
+                              die_edge_px=(32.0, 75.0), motion_anisotropy=0.3, pip_spread=(0.12, 0.4),
+                              min_pip_roundness=0.7)
+    result = read_dice(cv2.imread(str(path)), config)
+    assert not result.accepted, f"read as {result.faces}"

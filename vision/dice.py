@@ -23,17 +23,23 @@ Pipeline (classical image processing, no learned model):
    second way (:mod:`vision.dice_square`): the die's square is placed on its edges and its 3 x 3
    pip grid sampled there. It is read only when the square is a die's (no side face or die beneath
    beyond it, nothing of the body outside it), the pip nodes stand well apart from the empty ones,
-   and no glare or motion shows. A lit strip at the frame's edge holding no pip, and a glare spot
-   on the table (under half a die, whitened, soft-edged, no red die's colour around it) are no dice.
+   and no glare or motion shows. A lit strip at the frame's edge holding no pip (or ragged, holding
+   two specks at most), and a glare spot on the table (whitened, soft-edged, no red die's colour
+   around it; under half a die, or holding no spot at all) are no dice.
 5. A body of two to five dice's area still declined is read die by die (:mod:`vision.dice_cluster`):
    cut into as many parts as it holds dice, each part seeds one die whose square is found on its
    edges and read like a single die's (step 4); the squares must explain the whole body, no pips of
    a leaning die's wide side face may show beside them, and exactly one count of dice must pass.
-6. Checks decide whether the read is safe; if not, the frame is declined with a reason
+6. A body still declined that took in a thin strip of lit table or a shadow's fringe (at the frame's
+   edge, towards a glare spot) is cut without it (:mod:`vision.dice_trim`: the strip narrower than
+   0.6 of an edge, touching the dice along under 0.8 of an edge, holding no pip, far from any other
+   body) and each piece left is read again as a body of its own; the cut is used only when every
+   piece reads.
+7. Checks decide whether the read is safe; if not, the frame is declined with a reason
    (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
    p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
    the arena polygon, motion blur (the edges of a die sharp across one direction only, or its
-   pips drawn into parallel streaks), glare (a whitening broader than a pip over the die), pips
+   pips drawn into parallel streaks with no round pip left among them), glare (a whitening broader than a pip over the die), pips
    off the canonical grid or of unequal contrast (unreadable), or not the number of dice the
    game throws (wrong-count).
 
@@ -46,7 +52,8 @@ Modules, one job each: :mod:`vision.dice_types` (configuration, reads, the state
 (a body split by area into touching dice), :mod:`vision.dice_halo` (a glare halo beside a die),
 :mod:`vision.dice_grouping` (pips grouped into faces), :mod:`vision.dice_square_verdict` (one die
 read in its square), :mod:`vision.dice_cluster` (touching dice read in their squares),
-:mod:`vision.dice_faults` (the motion, glare and tilt checks); this module orchestrates them.
+:mod:`vision.dice_faults` (the motion, glare and tilt checks), :mod:`vision.dice_trim` (a body cut
+without the thin strips joined to it); this module orchestrates them.
 """
 
 from __future__ import annotations
@@ -61,7 +68,8 @@ from vision.dice_halo import without_glare
 from vision.dice_region import prepare_region
 from vision.dice_segment import segment_dice
 from vision.dice_square_verdict import SQUARE_READABLE, square_verdict
-from vision.dice_types import DiceRead, DiceReaderConfig, DieRead, Region, mid, xy
+from vision.dice_trim import trimmed_regions
+from vision.dice_types import DiceRead, DiceReaderConfig, DieRead, Region, Verdict, mid, xy
 from vision.dice_verdict import body_verdict
 from vision.frame import check_image
 
@@ -96,27 +104,16 @@ class DiceReader:
         dice: list[DieRead] = []
         declines: list[tuple[Decline, str]] = []
         for region in regions:
-            if self._edge_strip(region, image.shape):
+            if self._edge_strip(region, image.shape, die_area):
                 continue
-            verdict = body_verdict(region, die_area, cfg, self._arena)
-            if verdict.decline is not None:  # a glare halo joined to a die: read the die's own square
-                cut = without_glare(region, die_area, cfg)
-                if cut is not None:
-                    again = body_verdict(cut, die_area, cfg, self._arena)
-                    if again.decline is None and len(again.dice) == 1:
-                        verdict = again
-            if verdict.decline in GROUPABLE:  # touching dice, or a die and a glare halo: group the pips into faces
-                grouped = grouped_verdict(region, die_area, cfg, self._arena)
-                if grouped is not None:
-                    verdict = grouped
-            if verdict.decline in SQUARE_READABLE:  # one die the spots did not read: read it in its square
-                squared = square_verdict(region, die_area, cfg)
-                if squared is not None:
-                    verdict = squared
-            if verdict.decline in CLUSTER_READABLE:  # touching dice the spots did not read: read each in its square
-                clustered = cluster_verdict(region, die_area, cfg)
-                if clustered is not None:
-                    verdict = clustered
+            verdict = self._verdict(region, die_area)
+            if verdict.decline is not None:  # a thin strip of lit table joined to the dice: read them without it
+                pieces = trimmed_regions(image, segmentation, region, die_area, cfg)
+                if pieces:
+                    again = [self._verdict(piece, die_area) for piece in pieces
+                             if not self._edge_strip(piece, image.shape, die_area)]
+                    if again and all(v.decline is None for v in again) and any(v.dice for v in again):
+                        verdict = Verdict(dice=[d for v in again for d in v.dice])
             dice.extend(verdict.dice)
             if verdict.decline is not None:
                 declines.append((verdict.decline, verdict.detail))
@@ -141,21 +138,50 @@ class DiceReader:
                             f"{low[0].confidence:.2f} < {cfg.min_confidence}")
         return DiceRead(tuple(dice), None, f"{len(dice)} dice read")
 
-    def _edge_strip(self, region: Region, shape: tuple[int, ...]) -> bool:
+    def _verdict(self, region: Region, die_area: float | None) -> Verdict:
+        """One body's verdict from its spots, then the second readings of what they decline (module doc)."""
+        cfg = self.config
+        verdict = body_verdict(region, die_area, cfg, self._arena)
+        if verdict.decline is not None:  # a glare halo joined to a die: read the die's own square
+            cut = without_glare(region, die_area, cfg)
+            if cut is not None:
+                again = body_verdict(cut, die_area, cfg, self._arena)
+                if again.decline is None and len(again.dice) == 1:
+                    verdict = again
+        if verdict.decline in GROUPABLE:  # touching dice, or a die and a glare halo: group the pips into faces
+            grouped = grouped_verdict(region, die_area, cfg, self._arena)
+            if grouped is not None:
+                verdict = grouped
+        if verdict.decline in SQUARE_READABLE:  # one die the spots did not read: read it in its square
+            squared = square_verdict(region, die_area, cfg)
+            if squared is not None:
+                verdict = squared
+        if verdict.decline in CLUSTER_READABLE:  # touching dice the spots did not read: read each in its square
+            clustered = cluster_verdict(region, die_area, cfg)
+            if clustered is not None:
+                verdict = clustered
+        return verdict
+
+    def _edge_strip(self, region: Region, shape: tuple[int, ...], die_area: float | None = None) -> bool:
         """Whether the region is a lit strip of table at the frame's edge: no die.
 
         Beyond the arena (rail, desk) the table is often lighter at the frame's edge than the coarse
         table estimate, and the strip joins the die mask. The arena lies within the frame, so a body
         touching the frame's edge that holds no pip (no round spot of a pip's size inside it), or a long
-        one (twice as long as wide) holding one spot that reads as no believable face, is dropped;
+        one (twice as long as wide) holding one spot that reads as no believable face, or a ragged one (filling
+        under 0.6 of its rectangle, twice as long as wide or under half a die) holding at most two pip spots
+        and no clean die's read, is dropped;
         a die read there still declines the frame (outside the arena), and a die lost so changes the
         count of dice the game throws.
         """
-        strip_with_speck = (len(region.pips) == 1 and region.blob.aspect >= 2.0
+        blob = region.blob
+        strip_with_speck = (len(region.pips) == 1 and blob.aspect >= 2.0
                             and (region.single is None or bool(region.problem)))
-        if len(region.pips) > 0 and not strip_with_speck:
+        ragged = (len(region.pips) <= 2 and not region.clean and blob.fill < 0.6
+                  and (blob.aspect >= 2.0 or (die_area is not None and blob.area < 0.5 * die_area)))
+        if len(region.pips) > 0 and not strip_with_speck and not ragged:
             return False
-        x, y, w, h = region.blob.bbox
+        x, y, w, h = blob.bbox
         return not (x > 1 and y > 1 and x + w < shape[1] - 1 and y + h < shape[0] - 1)
 
     def _die_area(self, regions: list[Region]) -> float | None:

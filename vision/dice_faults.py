@@ -199,6 +199,16 @@ def smeared_pips(found: Pips, pip_area: float) -> str:
     return ""
 
 
+def sharp_pip_beside(found: Pips, pip_area: float) -> bool:
+    """Whether a round spot of a pip's size (at least 0.75 round, 0.5 to 1.5 of a pip's area) lies among the streaks.
+
+    A die moving during the exposure is smeared as a whole, over 0.3 of an edge or more, several times a
+    pip's width: none of its pips stays round. Broad streaks beside a round pip are shading or texture.
+    """
+    round_ = (found.elongation >= 0.75) & (found.areas >= 0.5 * pip_area) & (found.areas <= 1.5 * pip_area)
+    return bool(round_.any())
+
+
 def washed_nodes(region: Region, read: SquareRead, square: np.ndarray) -> int:
     """How many of the die's nine pip places glare washes (0 when none).
 

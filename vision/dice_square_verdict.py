@@ -66,7 +66,8 @@ def square_images(region: Region, edge: float) -> tuple[np.ndarray, np.ndarray]:
 
 def stray_spot(region: Region, read: SquareRead) -> bool:
     """Whether a round pip-sized spot well inside the die's square (0.8 of its edge), as contrasted as the
-    pips (60 % of the median on the nodes), lies off every pip node (more than 0.12 of an edge away)."""
+    pips (60 % of the median on the nodes) and at most twice their area, lies off every pip node (more
+    than 0.12 of an edge away)."""
     spots = region.candidates
     if not len(spots):
         return False
@@ -78,8 +79,9 @@ def stray_spot(region: Region, read: SquareRead) -> bool:
     on = inside & (gap <= 0.12 * read.edge)
     reference = mid(spots.contrast[on]) if on.any() else 0.0
     # a spot off the nodes as contrasted as the pips is a pip of something else; a fainter one is a pip
-    # of another face seen through a red die, or texture
-    return bool((inside & ~on & (spots.contrast >= 0.6 * reference)).any())
+    # of another face seen through a red die, or texture; one over twice a pip's area is a patch of shading
+    size = mid(spots.areas[on]) if on.any() else float("inf")
+    return bool((inside & ~on & (spots.contrast >= 0.6 * reference) & (spots.areas <= 2.0 * size)).any())
 
 
 def square_die_read(read: SquareRead, spots: Pips) -> DieRead:

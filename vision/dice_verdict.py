@@ -18,6 +18,7 @@ from vision.dice_faults import (
     motion_problem,
     red_die_near,
     sharp_outline,
+    sharp_pip_beside,
     side_face_pips,
     smeared_pips,
     stands_out,
@@ -46,6 +47,8 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
         if side:
             return Verdict(decline=Decline.COCKED, detail=f"die body at {where}: {side}")
         smear = smeared_pips(region.found, pip_area)
+        if smear and single_ok and sharp_pip_beside(region.found, pip_area) and motion_problem(region, 0.65) is None:
+            smear = ""  # faint shading streaks beside a sharp round pip on a die sharp all round: the die is still
         if smear:
             return Verdict(decline=Decline.MOTION, detail=f"die at {where}: {smear}")
     if (ratio is not None and ratio < 0.5 and (region.single is None or region.problem)
@@ -55,6 +58,9 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
     if len(region.found) == 0:
         inside = arena is not None and cv2.pointPolygonTest(arena, blob.centroid, True) > 0.5 * (
             np.sqrt(die_area or blob.area))
+        if (die_area is not None and glare_area(region, 1.0, cfg.glare_level) and sharp_outline(region) < 0.4
+                and not red_die_near(region, float(np.sqrt(die_area)))):
+            return Verdict()  # a glare spot on the table: whitened, a soft outline, no spot, no red die's colour
         if inside and ratio is not None and 0.6 <= ratio <= 1.6 and blob.fill >= 0.7 and stands_out(region):
             motion = motion_problem(region, cfg.motion_anisotropy)
             if motion is not None:  # a die's size well inside the arena, smeared along one direction: moving
