@@ -17,7 +17,7 @@ import numpy as np
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the target says
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from rng_tests.nist.battery import TEST_NAMES, run_battery  # noqa: E402
+from rng_tests.nist.battery import TEST_NAMES, run_battery
 
 
 def main() -> None:

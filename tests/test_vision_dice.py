@@ -503,3 +503,32 @@ def test_a_die_s_own_part_holding_pips_is_not_cut_off_as_a_strip() -> None:
                               min_pip_roundness=0.7)
     result = read_dice(cv2.imread(str(path)), config)
     assert not result.accepted, f"read as {result.faces}"
+
+
+def test_a_red_die_joined_to_a_glare_halo_is_read_as_a_red_die(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A glare halo on the table joined to a translucent red die whitens the body's mean colour; the body is still
+    a red die (red over 30 % of it, :func:`vision.dice_region.is_translucent`), so its white pips are read and the
+    halo cut off. Judged by the mean colour alone the die is taken for a dark spot and the frame declined."""
+    import vision.dice_region
+
+    image, truth = _clean_frame(20240611, 348)
+    assert truth.dice[0].face == 6
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    monkeypatch.setattr(vision.dice_region, "reddish_share", lambda *args: 0.0)
+    assert not read_dice(image, _config(truth)).accepted
+
+
+def test_a_die_joined_to_the_lit_surround_beyond_the_arena_is_read_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die near the arena's line joined, in the mask, to the lighter desk beyond it at the frame's edge: the
+    body as a whole looks smeared, but read die by die the part beyond the arena is no die
+    (:func:`vision.dice_halo.beyond_arena`) and each die is sharp in its own square."""
+    import vision.dice_halo
+
+    image, truth = _clean_frame(20240611, 883)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    monkeypatch.setattr(vision.dice_halo, "beyond_arena", lambda *args: False)
+    assert read_dice(image, _config(truth)).decline == Decline.MOTION

@@ -17,7 +17,10 @@ Pipeline (classical image processing, no learned model):
    into canonical faces (:mod:`vision.dice_split`): each face places its die's square, every square
    cut out must pass every check of a single die, and what the squares leave of the body must be
    thin side-face strips, table or a glare halo, never anything that can be a die's part; the body
-   is read only when exactly one grouping holds.
+   is read only when exactly one grouping holds. A body of 1.3 dice or more called smeared as a whole
+   (a die joined to the lit desk beyond the arena at the frame's edge) is read so too, and by step 5;
+   each die cut out gets the motion check in its own square, and the motion decline stays unless
+   every die reads.
 4. A body of one die's size still declined (pips lost to shade, a body cut short by a shadow, a
    spot of table texture), or a die cut out of a grouping that its spots do not read, is read a
    second way (:mod:`vision.dice_square`): the die's square is placed on its edges and its 3 x 3
@@ -148,17 +151,21 @@ class DiceReader:
                 again = body_verdict(cut, die_area, cfg, self._arena)
                 if again.decline is None and len(again.dice) == 1:
                     verdict = again
-        if verdict.decline in GROUPABLE:  # touching dice, or a die and a glare halo: group the pips into faces
+        # a body of several dice' size called smeared as a whole (a die joined to a lit strip at the frame's edge,
+        # touching dice): each die read out of it gets the motion check in its own square
+        composite_motion = (verdict.decline == Decline.MOTION and die_area is not None
+                            and region.blob.area >= 1.3 * die_area)
+        if verdict.decline in GROUPABLE or composite_motion:  # touching dice, or a die and a glare halo: group pips
             grouped = grouped_verdict(region, die_area, cfg, self._arena)
-            if grouped is not None:
+            if grouped is not None and (grouped.decline is None or not composite_motion):
                 verdict = grouped
         if verdict.decline in SQUARE_READABLE:  # one die the spots did not read: read it in its square
             squared = square_verdict(region, die_area, cfg)
             if squared is not None:
                 verdict = squared
-        if verdict.decline in CLUSTER_READABLE:  # touching dice the spots did not read: read each in its square
-            clustered = cluster_verdict(region, die_area, cfg)
-            if clustered is not None:
+        if verdict.decline in CLUSTER_READABLE or (composite_motion and verdict.decline == Decline.MOTION):
+            clustered = cluster_verdict(region, die_area, cfg)  # touching dice the spots did not read: die by die
+            if clustered is not None and (clustered.decline is None or verdict.decline != Decline.MOTION):
                 verdict = clustered
         return verdict
 

@@ -77,7 +77,8 @@ def _read_k(region: Region, die_area: float, k: int, cfg: DiceReaderConfig) -> V
     rest = cv2.subtract(body if region.light is None else region.light, union)
     width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
-    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area):
+    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area,
+                                                                   None if cfg.arena is None else np.asarray(cfg.arena, np.float32)):
         return None
     spots = region.all_found
     if len(spots):  # no pip-sized spot off the dice, on the dice's colour

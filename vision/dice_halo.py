@@ -1,8 +1,8 @@
 """A glare halo on the table joined to a die's body: cut it off, or tell it from a die's part.
 
 :func:`without_glare` cuts a body to its die's square when what lies outside is a glare halo;
-:func:`rest_is_no_die` judges what the dice's squares leave of a body (table the mask took in, or
-a glare halo, never a die's side face or a die beneath).
+:func:`rest_is_no_die` judges what the dice's squares leave of a body (table the mask took in, a
+glare halo, or the lit surround beyond the arena; never a die's side face or a die beneath).
 """
 
 from __future__ import annotations
@@ -87,11 +87,13 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
     return cut_region(region, square, cfg)
 
 
-def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area: float) -> bool:
+def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area: float,
+                   arena: np.ndarray | None = None) -> bool:
     """Whether ``rest`` (uint8 mask: the body outside the dice's squares ``dice``) holds no part of a die.
 
     Each part of it is judged alone; crumbs under 8 % of a die are dropped. Any other part must be
-    table that the die mask took in, or a glare halo on the table.
+    table that the die mask took in, a glare halo on the table, or the lit surround beyond the arena
+    (:func:`beyond_arena`).
 
     Table: of the table's hue (chromaticity, BGR over their sum, at most 0.4 times as far from the
     table's around the body as from the dice's, which differ by 0.02 or more; shade changes a die's
@@ -119,6 +121,8 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         if area < 0.08 * die_area:
             continue
         part = (labels == label).astype(np.uint8)
+        if arena is not None and beyond_arena(region, part, arena):
+            continue
         mean = np.asarray(cv2.mean(region.patch, part)[:3])
         hue = mean / max(float(mean.sum()), 1.0)
         to_table, to_dice = float(np.linalg.norm(hue - table_hue)), float(np.linalg.norm(hue - dice_hue))
@@ -130,6 +134,24 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
             return False
         glare += area
     return glare < 2.5 * die_area
+
+
+def beyond_arena(region: Region, part: np.ndarray, arena: np.ndarray) -> bool:
+    """Whether ``part`` (uint8 mask of the patch) is the lit surround beyond the arena: no die's part.
+
+    The camera sees the whole arena, so a die's side face or a die beneath another lies inside it; a
+    part reaching the frame's edge with over 65 % of its pixels outside the arena polygon (it may cross
+    the arena's line where it joins a die) is the rail or desk beyond it, lighter than the table, that
+    the die mask took in. (A die there would show pips, and spots off the dice's squares already keep
+    the body from being read.)
+    """
+    ys, xs = np.nonzero(part)
+    xs, ys = xs + region.origin[0], ys + region.origin[1]
+    height, width = region.frame.shape[:2]
+    if not (xs.min() <= 1 or ys.min() <= 1 or xs.max() >= width - 2 or ys.max() >= height - 2):
+        return False
+    inside = cv2.fillPoly(np.zeros((height, width), np.uint8), [np.round(arena).astype(np.int32)], 1)
+    return float(inside[ys, xs].mean()) < 0.35
 
 
 def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float, white: np.ndarray,

@@ -13,6 +13,7 @@ import dataclasses
 import cv2
 import numpy as np
 
+from vision.dice_faults import reddish_share
 from vision.dice_pips import FaceFit, Pips, find_pips, fit_face, pip_contrast
 from vision.dice_segment import SCALE, Blob, Segmentation
 from vision.dice_types import DiceReaderConfig, DieRead, Region, depth_map, mid, pixel
@@ -71,11 +72,16 @@ def prepare_region(image: np.ndarray, seg: Segmentation, blob: Blob, cfg: DiceRe
 
 
 def is_translucent(patch: np.ndarray, body: np.ndarray, style: str) -> bool:
-    """Whether the die is a translucent red one (red over 1.5 times blue and green), unless ``style`` says."""
+    """Whether the die is a translucent red one, unless ``style`` says.
+
+    Red on average (red over 1.5 times blue and green), or red over 30 % of the body (red at least
+    1.8 times blue and green): a glare halo joined to a red die whitens the body's mean, but a white
+    die's body never holds more than a few % of such red (the table at its fringe).
+    """
     if style != "auto":
         return style == "translucent"
     mean = cv2.mean(patch, body)[:3]
-    return mean[2] > 1.5 * max(mean[0], mean[1])
+    return mean[2] > 1.5 * max(mean[0], mean[1]) or reddish_share(patch, body) >= 0.3
 
 
 def read_single(region: Region, cfg: DiceReaderConfig) -> None:
