@@ -532,3 +532,14 @@ def test_a_die_joined_to_the_lit_surround_beyond_the_arena_is_read_without_it(mo
     assert result.faces == truth.faces
     monkeypatch.setattr(vision.dice_halo, "beyond_arena", lambda *args: False)
     assert read_dice(image, _config(truth)).decline == Decline.MOTION
+
+
+def test_a_glare_halo_larger_than_two_dice_is_cut_off_only_when_the_count_of_dice_is_known() -> None:
+    """A die joined to a glare halo on the table larger than 2.5 dice: a die washed out in such a halo would be lost
+    with it, so the halo is set aside only when the game's count of dice is known (a lost die then leaves the frame
+    a die short: declined); with no count the body is not read (:func:`vision.dice_halo.halo_limit`)."""
+    image, truth = _clean_frame(777, 100)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    assert read_dice(image, _config(truth, expected_dice=None)).decline == Decline.GLARE

@@ -26,7 +26,7 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
     softer than the die's own edges (at most a quarter of their share of steps >= 20 grey levels
     per px; a tenth when the part is larger than a die); it must hold no spot of a fifth of a
     pip's size (a side face's or another die's pips; on a whitened halo only round pip-sized
-    ones count, its falloff makes crescents), and be less than 2.5 dice. The cut region is then
+    ones count, its falloff makes crescents), and be less than :func:`halo_limit` dice. The cut region is then
     judged by every check again. ``None`` when any of this does not hold.
     """
     pips = region.pips
@@ -54,7 +54,7 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
     outside = cv2.subtract(body, square)
     out_area = cv2.countNonZero(outside)
     in_area = cv2.countNonZero(inside)
-    if out_area >= 2.5 * die_area or in_area < 0.75 * die_area:
+    if out_area >= halo_limit(cfg) * die_area or in_area < 0.75 * die_area:
         return None
     # what lies outside the die must be glare, not another die or a side face: mostly whitened, or with an
     # outline far softer than the die's own edges (a die's edge is a step, a glare halo fades out)
@@ -88,7 +88,7 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
 
 
 def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area: float,
-                   arena: np.ndarray | None = None) -> bool:
+                   arena: np.ndarray | None = None, largest_halo: float = 2.5) -> bool:
     """Whether ``rest`` (uint8 mask: the body outside the dice's squares ``dice``) holds no part of a die.
 
     Each part of it is judged alone; crumbs under 8 % of a die are dropped. Any other part must be
@@ -133,7 +133,17 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white):
             return False
         glare += area
-    return glare < 2.5 * die_area
+    return glare < largest_halo * die_area
+
+
+def halo_limit(cfg: DiceReaderConfig) -> float:
+    """The largest glare halo (in dice) that may be cut off a die's body: 2.5 dice, 8 when the game's count is known.
+
+    A halo larger than a die could hide a die washed out by the glare. When the reader knows how many
+    dice the game throws, a die lost so leaves the frame one die short and it is declined (wrong
+    count), so a larger halo may be set aside; otherwise the body is not read.
+    """
+    return 2.5 if cfg.expected_dice is None else 8.0
 
 
 def beyond_arena(region: Region, part: np.ndarray, arena: np.ndarray) -> bool:
