@@ -41,13 +41,7 @@ def open_dice_table(equipment: DiceTableEquipment, state_file: Path) -> CameraDi
                                              target_marker_mm=connection.target_marker_mm)
     else:
         camera = _real_camera(connection)
-    identity = equipment.identity
-    return CameraDiceTable(
-        camera,
-        DeviceIdentity(identity.manufacturer, identity.model, identity.serial, identity.firmware or ""),
-        DiceReaderConfig(expected_dice=equipment.options.dice_per_throw),
-        votes=connection.votes,
-    )
+    return _dice_reading(camera, equipment, equipment.options.dice_per_throw)
 
 
 def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> CameraDiceTable:
@@ -62,12 +56,19 @@ def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> C
                                              votes=connection.votes, target_marker_mm=connection.target_marker_mm)
     else:
         camera = _real_camera(connection)
+    return _dice_reading(camera, equipment, 3)
+
+
+def _dice_reading(camera: Camera, equipment: DiceTableEquipment | CussecDomeEquipment,
+                  expected_dice: int) -> CameraDiceTable:
+    """``camera`` with the reader of ``expected_dice`` dice per frame, voting over the connection's frames,
+    under the equipment's identity."""
     identity = equipment.identity
     return CameraDiceTable(
         camera,
         DeviceIdentity(identity.manufacturer, identity.model, identity.serial, identity.firmware or ""),
-        DiceReaderConfig(expected_dice=3),
-        votes=connection.votes,
+        DiceReaderConfig(expected_dice=expected_dice),
+        votes=equipment.camera.votes,
     )
 
 
