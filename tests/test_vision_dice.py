@@ -17,7 +17,16 @@ import pytest
 from vision.declines import Decline
 from vision.dice import DiceRead, DiceReaderConfig, DieRead, read_dice
 from vision.dice_split import group_faces
-from vision.render.dice import FAULTS, PIP_LAYOUTS, DiceScene, DiePlacement, DieStyle, random_dice_scene, render_dice
+from vision.render.dice import (
+    FAULTS,
+    PIP_LAYOUTS,
+    DiceScene,
+    DiceTruth,
+    DiePlacement,
+    DieStyle,
+    random_dice_scene,
+    render_dice,
+)
 from vision.render.nuisance import Nuisance
 
 STYLES = {"casino-red": DieStyle.casino_red(), "opaque-white": DieStyle.opaque_white(),
@@ -376,6 +385,18 @@ def _clean_frame(seed: int, index: int):
     return image, truth
 
 
+def _read_right_then_without(seed: int, index: int, monkeypatch: pytest.MonkeyPatch, module: object, name: str,
+                             stand_in: object) -> tuple[DiceTruth, DiceRead]:
+    """Clean frame ``index`` of seed ``seed`` must be read right; then ``module.name`` is replaced by ``stand_in``
+    (the mechanism under test switched off) and the frame read again: its truth and that second read."""
+    image, truth = _clean_frame(seed, index)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    monkeypatch.setattr(module, name, stand_in)
+    return truth, read_dice(image, _config(truth))
+
+
 @pytest.mark.parametrize(("seed", "index"), [(777, 2), (777, 53)])
 def test_touching_dice_the_spots_do_not_read_are_read_die_by_die_in_their_squares(
         seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -384,12 +405,8 @@ def test_touching_dice_the_spots_do_not_read_are_read_die_by_die_in_their_square
     frame is declined, so the test fails if the cluster read stops doing its job."""
     import vision.dice
 
-    image, truth = _clean_frame(seed, index)
-    result = read_dice(image, _config(truth))
-    assert result.accepted, result.detail
-    assert result.faces == truth.faces
-    monkeypatch.setattr(vision.dice, "cluster_verdict", lambda *args: None)
-    assert not read_dice(image, _config(truth)).accepted
+    _, without = _read_right_then_without(seed, index, monkeypatch, vision.dice, "cluster_verdict", lambda *args: None)
+    assert not without.accepted
 
 
 def test_a_die_leaning_on_another_is_not_read_as_a_cluster_of_flat_dice() -> None:
@@ -417,12 +434,8 @@ def test_a_die_joined_to_a_lit_strip_of_table_is_read_without_it(monkeypatch: py
     the cut stops doing its job."""
     import vision.dice
 
-    image, truth = _clean_frame(777, 41)
-    result = read_dice(image, _config(truth))
-    assert result.accepted, result.detail
-    assert result.faces == truth.faces
-    monkeypatch.setattr(vision.dice, "trimmed_regions", lambda *args: None)
-    assert not read_dice(image, _config(truth)).accepted
+    _, without = _read_right_then_without(777, 41, monkeypatch, vision.dice, "trimmed_regions", lambda *args: None)
+    assert not without.accepted
 
 
 def test_a_strip_holding_a_pip_is_not_cut_off() -> None:
@@ -511,13 +524,10 @@ def test_a_red_die_joined_to_a_glare_halo_is_read_as_a_red_die(monkeypatch: pyte
     halo cut off. Judged by the mean colour alone the die is taken for a dark spot and the frame declined."""
     import vision.dice_region
 
-    image, truth = _clean_frame(20240611, 348)
+    truth, without = _read_right_then_without(20240611, 348, monkeypatch, vision.dice_region, "reddish_share",
+                                              lambda *args: 0.0)
     assert truth.dice[0].face == 6
-    result = read_dice(image, _config(truth))
-    assert result.accepted, result.detail
-    assert result.faces == truth.faces
-    monkeypatch.setattr(vision.dice_region, "reddish_share", lambda *args: 0.0)
-    assert not read_dice(image, _config(truth)).accepted
+    assert not without.accepted
 
 
 def test_a_die_joined_to_the_lit_surround_beyond_the_arena_is_read_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -526,12 +536,9 @@ def test_a_die_joined_to_the_lit_surround_beyond_the_arena_is_read_without_it(mo
     (:func:`vision.dice_halo.beyond_arena`) and each die is sharp in its own square."""
     import vision.dice_halo
 
-    image, truth = _clean_frame(20240611, 883)
-    result = read_dice(image, _config(truth))
-    assert result.accepted, result.detail
-    assert result.faces == truth.faces
-    monkeypatch.setattr(vision.dice_halo, "beyond_arena", lambda *args: False)
-    assert read_dice(image, _config(truth)).decline == Decline.MOTION
+    _, without = _read_right_then_without(20240611, 883, monkeypatch, vision.dice_halo, "beyond_arena",
+                                          lambda *args: False)
+    assert without.decline == Decline.MOTION
 
 
 def test_a_glare_halo_larger_than_two_dice_is_cut_off_only_when_the_count_of_dice_is_known() -> None:
