@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_faults import motion_problem, side_face_pips, washed_nodes
-from vision.dice_halo import halo_limit, rest_is_no_die
+from vision.dice_halo import rest_is_no_die
 from vision.dice_square import SquareRead, read_square
 from vision.dice_square_verdict import square_die_read, square_images, stray_spot
 from vision.dice_touching import split_body
@@ -77,9 +77,7 @@ def _read_k(region: Region, die_area: float, k: int, cfg: DiceReaderConfig) -> V
     rest = cv2.subtract(body if region.light is None else region.light, union)
     width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
-    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area,
-                                                                   None if cfg.arena is None else np.asarray(cfg.arena, np.float32),
-                                                                   halo_limit(cfg)):
+    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area, cfg):
         return None
     spots = region.all_found
     if len(spots):  # no pip-sized spot off the dice, on the dice's colour

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_halo import halo_limit, rest_is_no_die
+from vision.dice_halo import rest_is_no_die
 from vision.dice_region import cut_region
 from vision.dice_split import group_faces
 from vision.dice_square_verdict import SQUARE_READABLE, square_verdict
@@ -14,7 +14,8 @@ from vision.dice_types import DiceReaderConfig, DieRead, Region, Verdict, median
 from vision.dice_verdict import body_verdict
 
 GROUPABLE = (Decline.STACKED, Decline.COCKED, Decline.GLARE, Decline.UNREADABLE)
-"""Declines of a body that a grouping of its pips into faces may resolve (never motion or outside the arena)."""
+"""Declines of a body that a grouping of its pips into faces may resolve (never outside the arena; motion only for a
+body of several dice smeared as a whole, see :mod:`vision.dice`)."""
 
 
 def grouped_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig,
@@ -96,8 +97,7 @@ def cover_verdict(region: Region, cover: list, die_area: float, cfg: DiceReaderC
     # a flat die's side faces are strips at most max_side_ratio of an edge wide, most of it under the square
     width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
-    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area, arena,
-                                                                                   halo_limit(cfg)):
+    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area, cfg):
         return None
     spots = region.all_found  # no pip off the dice (of a die under another, or of a wide side face), on the
     if len(spots):            # die's colour (a dark gap between dice or a shaded seam is no pip)

@@ -7,6 +7,8 @@ glare halo, or the lit surround beyond the arena; never a die's side face or a d
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -87,13 +89,12 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
     return cut_region(region, square, cfg)
 
 
-def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area: float,
-                   arena: np.ndarray | None = None, largest_halo: float = 2.5) -> bool:
+def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area: float, cfg: DiceReaderConfig) -> bool:
     """Whether ``rest`` (uint8 mask: the body outside the dice's squares ``dice``) holds no part of a die.
 
     Each part of it is judged alone; crumbs under 8 % of a die are dropped. Any other part must be
-    table that the die mask took in, a glare halo on the table, or the lit surround beyond the arena
-    (:func:`beyond_arena`).
+    table that the die mask took in, a glare halo on the table (all of them together under
+    :func:`halo_limit` dice), or the lit surround beyond the configured arena (:func:`beyond_arena`).
 
     Table: of the table's hue (chromaticity, BGR over their sum, at most 0.4 times as far from the
     table's around the body as from the dice's, which differ by 0.02 or more; shade changes a die's
@@ -121,7 +122,7 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         if area < 0.08 * die_area:
             continue
         part = (labels == label).astype(np.uint8)
-        if arena is not None and beyond_arena(region, part, arena):
+        if cfg.arena is not None and beyond_arena(region, part, cfg.arena):
             continue
         mean = np.asarray(cv2.mean(region.patch, part)[:3])
         hue = mean / max(float(mean.sum()), 1.0)
@@ -133,7 +134,7 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white):
             return False
         glare += area
-    return glare < largest_halo * die_area
+    return glare < halo_limit(cfg) * die_area
 
 
 def halo_limit(cfg: DiceReaderConfig) -> float:
@@ -146,7 +147,7 @@ def halo_limit(cfg: DiceReaderConfig) -> float:
     return 2.5 if cfg.expected_dice is None else 8.0
 
 
-def beyond_arena(region: Region, part: np.ndarray, arena: np.ndarray) -> bool:
+def beyond_arena(region: Region, part: np.ndarray, arena: Sequence[tuple[float, float]]) -> bool:
     """Whether ``part`` (uint8 mask of the patch) is the lit surround beyond the arena: no die's part.
 
     The camera sees the whole arena, so a die's side face or a die beneath another lies inside it; a
@@ -156,11 +157,12 @@ def beyond_arena(region: Region, part: np.ndarray, arena: np.ndarray) -> bool:
     the body from being read.)
     """
     ys, xs = np.nonzero(part)
-    xs, ys = xs + region.origin[0], ys + region.origin[1]
+    x0, y0 = region.origin
     height, width = region.frame.shape[:2]
-    if not (xs.min() <= 1 or ys.min() <= 1 or xs.max() >= width - 2 or ys.max() >= height - 2):
+    if not (xs.min() + x0 <= 1 or ys.min() + y0 <= 1 or xs.max() + x0 >= width - 2 or ys.max() + y0 >= height - 2):
         return False
-    inside = cv2.fillPoly(np.zeros((height, width), np.uint8), [np.round(arena).astype(np.int32)], 1)
+    corners = np.round(np.asarray(arena, np.float64) - (x0, y0)).astype(np.int32)  # in the patch's px
+    inside = cv2.fillPoly(np.zeros(part.shape, np.uint8), [corners], 1)
     return float(inside[ys, xs].mean()) < 0.35
 
 
