@@ -550,3 +550,70 @@ def test_a_glare_halo_larger_than_two_dice_is_cut_off_only_when_the_count_of_dic
     assert result.accepted, result.detail
     assert result.faces == truth.faces
     assert read_dice(image, _config(truth, expected_dice=None)).decline == Decline.GLARE
+
+
+@pytest.mark.parametrize("index", [43, 313])
+def test_a_die_the_mask_kept_only_half_of_is_grown_back_by_its_colour(index: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A white die on a pale tinted cloth under a slanting light: its shaded half is no brighter than the cloth and
+    the mask keeps the lit half only (0.6 of a die). Grown back by the die's own colour
+    (:func:`vision.dice_regrow.regrown_region`) it reads right; without the regrowth the frame is declined."""
+    import vision.dice
+
+    _, without = _read_right_then_without(20240611, index, monkeypatch, vision.dice, "regrown_region",
+                                          lambda *args: None)
+    assert without.decline == Decline.UNREADABLE
+
+
+def _half_cut_body(image: np.ndarray, cfg: DiceReaderConfig):
+    """The segmentation of ``image`` (one die) with its body's left half taken out of the labels and the lit mask."""
+    from vision.dice_region import prepare_region
+    from vision.dice_segment import blob_of_piece, segment_dice
+
+    seg = segment_dice(image, cfg.segment_threshold, 0.25 * cfg.die_edge_px[0] ** 2)
+    whole = max(seg.blobs, key=lambda b: b.area)
+    labels, light = seg.labels.copy(), seg.light.copy()
+    x, _, w, _ = (v // 2 for v in whole.bbox)
+    left = labels[:, :x + int(0.4 * w)]
+    left[left == whole.label] = 0
+    light[labels == 0] = 0
+    seg = dataclasses.replace(seg, labels=labels, light=light)
+    cut = blob_of_piece(whole.label, labels == whole.label, (0, 0))
+    return seg, whole, prepare_region(image, seg, cut, cfg)
+
+
+def test_regrowth_restores_a_die_body_and_refuses_to_grow_into_another_body() -> None:
+    """A die's body with its left 40 % taken out of the mask grows back to the whole die (within 12 % of its area);
+    with another body beside the part taken out (touching dice are split elsewhere) it is not grown."""
+    from vision.dice_regrow import regrown_region
+
+    style = DieStyle.opaque_white()
+    image, truth = render_dice(_scene(style, DiePlacement(face=5, centre_mm=(120.0, 90.0), angle_deg=20.0),
+                                      felt=(120, 170, 180)), Nuisance.none(), np.random.default_rng(5))
+    cfg = _config(truth)
+    seg, whole, cut = _half_cut_body(image, cfg)
+    assert cut.blob.area < 0.7 * whole.area
+    grown = regrown_region(image, seg, cut, whole.area, cfg)
+    assert grown is not None
+    assert abs(grown.blob.area - whole.area) <= 0.12 * whole.area
+    assert grown.single is not None and grown.single.face == 5
+    x, y, _, h = (v // 2 for v in whole.bbox)
+    labels = seg.labels.copy()
+    labels[y + h // 2, x - 3:x] = int(labels.max()) + 1  # a body just beside the die's left side
+    assert regrown_region(image, dataclasses.replace(seg, labels=labels), cut, whole.area, cfg) is None
+
+
+def test_a_pinkish_spot_on_a_red_die_is_a_pip_seen_through_not_paint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A red die showing 1: the 6 on its underside shows through as pinkish spots, one of them as contrasted as a
+    pip. Painted pips are white (blue and green at least 0.55 of red); the pinkish spot is dropped and the die reads
+    1; counting it, the frame is declined (two spots on no canonical layout)."""
+    import vision.dice_region
+    from vision.dice_pips import spot_whiteness
+
+    patch = np.zeros((3, 6, 3), np.uint8)
+    patch[:, :3] = (170, 177, 250)  # a white pip on a red die, blurred
+    patch[:, 3:] = (69, 69, 175)  # a pip of the face beneath, seen through
+    assert spot_whiteness(patch, np.array([[1.0, 1.0], [4.0, 1.0]]), (0, 0)) == pytest.approx([0.68, 0.394], abs=0.002)
+    truth, without = _read_right_then_without(20240611, 660, monkeypatch, vision.dice_region, "GHOST_WHITENESS", 0.0)
+    assert truth.dice[0].face == 1
+    assert without.decline == Decline.UNREADABLE

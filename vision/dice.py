@@ -37,7 +37,9 @@ Pipeline (classical image processing, no learned model):
    edge, towards a glare spot) is cut without it (:mod:`vision.dice_trim`: the strip narrower than
    0.6 of an edge, touching the dice along under 0.8 of an edge, holding no pip, far from any other
    body) and each piece left is read again as a body of its own; the cut is used only when every
-   piece reads.
+   piece reads. A body still declined of 0.3 to 0.95 of a die's area (a white die on a pale tinted
+   cloth whose shaded half the mask lost) is grown back by the die's own colour against the table's
+   (:mod:`vision.dice_regrow`) and used when it reads as exactly one die.
 7. Checks decide whether the read is safe; if not, the frame is declined with a reason
    (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
    p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
@@ -56,7 +58,8 @@ Modules, one job each: :mod:`vision.dice_types` (configuration, reads, the state
 :mod:`vision.dice_grouping` (pips grouped into faces), :mod:`vision.dice_square_verdict` (one die
 read in its square), :mod:`vision.dice_cluster` (touching dice read in their squares),
 :mod:`vision.dice_faults` (the motion, glare and tilt checks), :mod:`vision.dice_trim` (a body cut
-without the thin strips joined to it); this module orchestrates them.
+without the thin strips joined to it), :mod:`vision.dice_regrow` (a body grown back to its die's
+face); this module orchestrates them.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ from vision.dice_cluster import CLUSTER_READABLE, cluster_verdict
 from vision.dice_grouping import GROUPABLE, grouped_verdict
 from vision.dice_halo import without_glare
 from vision.dice_region import prepare_region
+from vision.dice_regrow import regrown_region
 from vision.dice_segment import segment_dice
 from vision.dice_square_verdict import SQUARE_READABLE, square_verdict
 from vision.dice_trim import trimmed_regions
@@ -117,6 +121,12 @@ class DiceReader:
                              if not self._edge_strip(piece, image.shape, die_area)]
                     if again and all(v.decline is None for v in again) and any(v.dice for v in again):
                         verdict = Verdict(dice=[d for v in again for d in v.dice])
+            if verdict.decline is not None:  # a die the mask kept only the lit part of: grown back by its colour
+                grown = regrown_region(image, segmentation, region, die_area, cfg)
+                if grown is not None:
+                    again_grown = self._verdict(grown, die_area)
+                    if again_grown.decline is None and len(again_grown.dice) == 1:
+                        verdict = again_grown
             dice.extend(verdict.dice)
             if verdict.decline is not None:
                 declines.append((verdict.decline, verdict.detail))

@@ -71,6 +71,23 @@ def pip_contrast(patch: np.ndarray, translucent: bool, kernel: int) -> np.ndarra
     return (local - grey) / np.maximum(local, 30.0)
 
 
+GHOST_WHITENESS = 0.55
+"""Least whiteness (:func:`spot_whiteness`) of a translucent red die's painted pip; a spot less white is a pip of
+another face seen through the die. Measured on 3,004 pips of red dice read right (900 rendered frames, realistic
+nuisance): the least white was 0.67; pips seen through measured 0.39 to 0.51."""
+
+
+def spot_whiteness(patch: np.ndarray, centres: np.ndarray, origin: tuple[int, int]) -> np.ndarray:
+    """How white each spot of a red die is: the largest ratio of the lesser of blue and green to red over the 3 x 3
+    pixels at its centre (about 1 for white paint, 0.4 to 0.5 for the pinkish pips of another face seen through)."""
+    blue, green, red = (patch[..., k].astype(np.float32) for k in range(3))
+    ratio = cv2.dilate(cv2.min(blue, green) / cv2.max(red, 1.0), np.ones((3, 3), np.uint8))
+    at = np.rint(np.asarray(centres, float).reshape(-1, 2) - origin).astype(np.intp)
+    rows = np.clip(at[:, 1], 0, ratio.shape[0] - 1)
+    cols = np.clip(at[:, 0], 0, ratio.shape[1] - 1)
+    return ratio[rows, cols]
+
+
 def find_pips(contrast: np.ndarray, inside: np.ndarray, threshold: float, origin: tuple[int, int],
               min_area: float = 4.0, relative: float = 0.5, floor: float = 0.2) -> Pips:
     """Spots of high contrast within ``inside`` (uint8 mask), as :class:`Pips` in frame px.

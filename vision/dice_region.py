@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.dice_faults import reddish_share
-from vision.dice_pips import FaceFit, Pips, find_pips, fit_face, pip_contrast
+from vision.dice_pips import GHOST_WHITENESS, FaceFit, Pips, find_pips, fit_face, pip_contrast, spot_whiteness
 from vision.dice_segment import SCALE, Blob, Segmentation
 from vision.dice_types import DiceReaderConfig, DieRead, Region, depth_map, mid, pixel
 
@@ -53,6 +53,8 @@ def prepare_region(image: np.ndarray, seg: Segmentation, blob: Blob, cfg: DiceRe
         inner = solid
     found = find_pips(contrast, inner, cfg.pip_threshold, (x0, y0), min_area=max(4.0, (edge * 0.05) ** 2),
                       relative=0.55 if translucent else 0.0, floor=0.25 if translucent else cfg.pip_threshold)
+    if translucent and len(found):  # a pinkish spot is a pip of another face seen through the die, never paint
+        found = found.subset(spot_whiteness(patch, found.centres, (x0, y0)) >= GHOST_WHITENESS)
     # a dark spot larger than any pip on a white die is a shaded corner, not the size pips are measured against;
     # a white one on a red die may be glare, and a body holding nothing but such spots is judged on them
     candidates = round_pips(found, cfg.min_pip_roundness)

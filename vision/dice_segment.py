@@ -166,17 +166,25 @@ def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style:
     blobs = []
     for label in range(1, count):
         bx, by = xs[bounds[label - 1]:bounds[label]], ys[bounds[label - 1]:bounds[label]]
-        area = float(len(bx)) * SCALE * SCALE
-        if area < min_area_px:
-            continue
-        left, top = int(bx.min()), int(by.min())
-        x, y = left * SCALE, top * SCALE
-        w, h = (int(bx.max()) - left + 1) * SCALE, (int(by.max()) - top + 1) * SCALE
-        points = np.column_stack([bx, by]).astype(np.float32) * SCALE + (SCALE - 1) / 2
-        rect = cv2.minAreaRect(cv2.convexHull(points))  # the same rectangle, from far fewer points
-        rw, rh = max(rect[1][0] + SCALE, 1.0), max(rect[1][1] + SCALE, 1.0)
-        blobs.append(Blob(label=label, area=area, bbox=(x, y, w, h),
-                          centroid=(float(bx.mean() * SCALE), float(by.mean() * SCALE)),
-                          rect=(rect[0], (rw, rh), rect[2]), fill=area / (rw * rh),
-                          aspect=max(rw, rh) / min(rw, rh)))
+        if len(bx) * SCALE * SCALE >= min_area_px:
+            blobs.append(blob_at(label, bx, by))
     return Segmentation(mask=filled, labels=labels, blobs=tuple(blobs), background=cells, light=mask)
+
+
+def blob_of_piece(label: int, piece: np.ndarray, origin: tuple[int, int]) -> Blob:
+    """A :class:`Blob` (full resolution) of a half-resolution piece (bool mask) whose top-left is at ``origin``."""
+    ys, xs = np.nonzero(piece)
+    return blob_at(label, xs + origin[0], ys + origin[1])
+
+
+def blob_at(label: int, xs: np.ndarray, ys: np.ndarray) -> Blob:
+    """A :class:`Blob` (full resolution) of the half-resolution pixels at columns ``xs`` and rows ``ys``."""
+    area = float(len(xs)) * SCALE * SCALE
+    left, top = int(xs.min()), int(ys.min())
+    points = np.column_stack([xs, ys]).astype(np.float32) * SCALE + (SCALE - 1) / 2
+    rect = cv2.minAreaRect(cv2.convexHull(points))  # the same rectangle, from far fewer points
+    rw, rh = max(rect[1][0] + SCALE, 1.0), max(rect[1][1] + SCALE, 1.0)
+    return Blob(label=label, area=area, bbox=(left * SCALE, top * SCALE, (int(xs.max()) - left + 1) * SCALE,
+                                              (int(ys.max()) - top + 1) * SCALE),
+                centroid=(float(xs.mean() * SCALE), float(ys.mean() * SCALE)), rect=(rect[0], (rw, rh), rect[2]),
+                fill=area / (rw * rh), aspect=max(rw, rh) / min(rw, rh))

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.dice_region import prepare_region
-from vision.dice_segment import SCALE, Blob, Segmentation
+from vision.dice_segment import SCALE, Segmentation, blob_of_piece
 from vision.dice_types import DiceReaderConfig, Region, pixel
 
 KERNEL = 0.6
@@ -116,21 +116,7 @@ def trimmed_regions(image: np.ndarray, seg: Segmentation, region: Region, die_ar
         label = top + 1 + n
         piece = parts == k
         window[piece] = label
-        blobs.append(_blob(label, piece, (x0, y0)))
+        blobs.append(blob_of_piece(label, piece, (x0, y0)))
     trimmed = dataclasses.replace(seg, labels=labels)
     return [prepare_region(image, trimmed, b, cfg) for b in blobs]
 
-
-def _blob(label: int, piece: np.ndarray, origin: tuple[int, int]) -> Blob:
-    """A :class:`Blob` (full resolution) of a half-resolution piece at ``origin``."""
-    ys, xs = np.nonzero(piece)
-    xs, ys = xs + origin[0], ys + origin[1]
-    area = float(len(xs)) * SCALE * SCALE
-    left, top = int(xs.min()), int(ys.min())
-    points = np.column_stack([xs, ys]).astype(np.float32) * SCALE + (SCALE - 1) / 2
-    rect = cv2.minAreaRect(cv2.convexHull(points))
-    rw, rh = max(rect[1][0] + SCALE, 1.0), max(rect[1][1] + SCALE, 1.0)
-    return Blob(label=label, area=area, bbox=(left * SCALE, top * SCALE, (int(xs.max()) - left + 1) * SCALE,
-                                              (int(ys.max()) - top + 1) * SCALE),
-                centroid=(float(xs.mean() * SCALE), float(ys.mean() * SCALE)), rect=(rect[0], (rw, rh), rect[2]),
-                fill=area / (rw * rh), aspect=max(rw, rh) / min(rw, rh))
