@@ -617,3 +617,35 @@ def test_a_pinkish_spot_on_a_red_die_is_a_pip_seen_through_not_paint(monkeypatch
     truth, without = _read_right_then_without(20240611, 660, monkeypatch, vision.dice_region, "GHOST_WHITENESS", 0.0)
     assert truth.dice[0].face == 1
     assert without.decline == Decline.UNREADABLE
+
+
+def test_dice_the_mask_merged_with_table_are_recut_by_their_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two dice on a pale cloth merged by the mask with the table between them (1.7 dice, read as one die resting
+    on another): re-cut by the dice's own colour against the table's (:func:`vision.dice_regrow.recut_regions`) they
+    are two bodies of a die each and read right; without the re-cut the frame is declined (stacked)."""
+    import vision.dice
+
+    _, without = _read_right_then_without(20240611, 880, monkeypatch, vision.dice, "recut_regions",
+                                          lambda *args: None)
+    assert without.decline == Decline.STACKED
+
+
+def test_a_die_resting_on_another_is_not_recut_into_one_die() -> None:
+    """A die resting on another: the body is re-cut by colour into a single piece of about its own size (the lower
+    die's rim is no table). One piece is not a re-cut; with the game's count of dice unknown the frame is declined
+    rather than read as the upper die alone."""
+    from vision.dice_region import prepare_region
+    from vision.dice_regrow import recut_regions
+    from vision.dice_segment import segment_dice
+
+    image, truth = _fault_frame("stacked", 48)
+    assert truth.expected_decline == Decline.STACKED
+    cfg = _config(truth, expected_dice=None)
+    result = read_dice(image, cfg)
+    assert not result.accepted, f"read as {result.faces}"
+    seg = segment_dice(image, cfg.segment_threshold, 0.25 * cfg.die_edge_px[0] ** 2)
+    regions = [prepare_region(image, seg, b, cfg) for b in seg.blobs]
+    die_area = float(np.median([r.blob.area for r in regions if r.clean]))
+    bodies = [r for r in regions if 1.15 * die_area <= r.blob.area <= 3.5 * die_area]
+    assert bodies
+    assert all(recut_regions(image, seg, body, die_area, cfg) is None for body in bodies)

@@ -39,7 +39,10 @@ Pipeline (classical image processing, no learned model):
    body) and each piece left is read again as a body of its own; the cut is used only when every
    piece reads. A body still declined of 0.3 to 0.95 of a die's area (a white die on a pale tinted
    cloth whose shaded half the mask lost) is grown back by the die's own colour against the table's
-   (:mod:`vision.dice_regrow`) and used when it reads as exactly one die.
+   (:mod:`vision.dice_regrow`) and used when it reads as exactly one die; a body of 1.15 to 3.5 dice
+   still declined (dice merged with the pale table between them) is re-cut by the same colour test
+   into pieces of a die each, used when there are two or more, what is left is table, and every piece
+   reads.
 7. Checks decide whether the read is safe; if not, the frame is declined with a reason
    (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
    p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
@@ -59,7 +62,7 @@ Modules, one job each: :mod:`vision.dice_types` (configuration, reads, the state
 read in its square), :mod:`vision.dice_cluster` (touching dice read in their squares),
 :mod:`vision.dice_faults` (the motion, glare and tilt checks), :mod:`vision.dice_trim` (a body cut
 without the thin strips joined to it), :mod:`vision.dice_regrow` (a body grown back to its die's
-face); this module orchestrates them.
+face, or re-cut into its dice, by colour); this module orchestrates them.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ from vision.dice_cluster import CLUSTER_READABLE, cluster_verdict
 from vision.dice_grouping import GROUPABLE, grouped_verdict
 from vision.dice_halo import without_glare
 from vision.dice_region import prepare_region
-from vision.dice_regrow import regrown_region
+from vision.dice_regrow import recut_regions, regrown_region
 from vision.dice_segment import segment_dice
 from vision.dice_square_verdict import SQUARE_READABLE, square_verdict
 from vision.dice_trim import trimmed_regions
@@ -127,6 +130,12 @@ class DiceReader:
                     again_grown = self._verdict(grown, die_area)
                     if again_grown.decline is None and len(again_grown.dice) == 1:
                         verdict = again_grown
+            if verdict.decline is not None:  # dice merged with table by the mask: re-cut by their colour
+                pieces = recut_regions(image, segmentation, region, die_area, cfg)
+                if pieces:
+                    again = [self._verdict(piece, die_area) for piece in pieces]
+                    if all(v.decline is None and len(v.dice) == 1 for v in again):
+                        verdict = Verdict(dice=[v.dice[0] for v in again])
             dice.extend(verdict.dice)
             if verdict.decline is not None:
                 declines.append((verdict.decline, verdict.detail))
