@@ -119,23 +119,13 @@ class DiceReader:
             verdict = self._verdict(region, die_area)
             if verdict.decline is not None:  # a thin strip of lit table joined to the dice: read them without it
                 pieces = trimmed_regions(image, segmentation, region, die_area, cfg)
-                if pieces:
-                    again = [self._verdict(piece, die_area) for piece in pieces
-                             if not self._edge_strip(piece, image.shape, die_area)]
-                    if again and all(v.decline is None for v in again) and any(v.dice for v in again):
-                        verdict = Verdict(dice=[d for v in again for d in v.dice])
+                verdict = self._pieces_verdict(pieces, die_area, image.shape, one_die_each=False) or verdict
             if verdict.decline is not None:  # a die the mask kept only the lit part of: grown back by its colour
                 grown = regrown_region(image, segmentation, region, die_area, cfg)
-                if grown is not None:
-                    again_grown = self._verdict(grown, die_area)
-                    if again_grown.decline is None and len(again_grown.dice) == 1:
-                        verdict = again_grown
+                verdict = self._pieces_verdict(None if grown is None else [grown], die_area, image.shape) or verdict
             if verdict.decline is not None:  # dice merged with table by the mask: re-cut by their colour
                 pieces = recut_regions(image, segmentation, region, die_area, cfg)
-                if pieces:
-                    again = [self._verdict(piece, die_area) for piece in pieces]
-                    if all(v.decline is None and len(v.dice) == 1 for v in again):
-                        verdict = Verdict(dice=[v.dice[0] for v in again])
+                verdict = self._pieces_verdict(pieces, die_area, image.shape) or verdict
             dice.extend(verdict.dice)
             if verdict.decline is not None:
                 declines.append((verdict.decline, verdict.detail))
@@ -187,6 +177,22 @@ class DiceReader:
             if clustered is not None and (clustered.decline is None or verdict.decline != Decline.MOTION):
                 verdict = clustered
         return verdict
+
+    def _pieces_verdict(self, pieces: list[Region] | None, die_area: float | None, shape: tuple[int, ...],
+                        one_die_each: bool = True) -> Verdict | None:
+        """The dice of the pieces a declined body was re-cut into, when every piece reads with no decline
+        (each as exactly one die with ``one_die_each``, else as dice or no die, but some dice in all); lit strips
+        at the frame's edge among them are dropped. ``None`` when there are no pieces or one of them fails."""
+        if not pieces:
+            return None
+        again = [self._verdict(piece, die_area) for piece in pieces if not self._edge_strip(piece, shape, die_area)]
+        if not again or any(v.decline is not None for v in again):
+            return None
+        if one_die_each and any(len(v.dice) != 1 for v in again):
+            return None
+        if not any(v.dice for v in again):
+            return None
+        return Verdict(dice=[d for v in again for d in v.dice])
 
     def _edge_strip(self, region: Region, shape: tuple[int, ...], die_area: float | None = None) -> bool:
         """Whether the region is a lit strip of table at the frame's edge: no die.

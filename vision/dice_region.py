@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.dice_faults import reddish_share
 from vision.dice_pips import GHOST_WHITENESS, FaceFit, Pips, find_pips, fit_face, pip_contrast, spot_whiteness
-from vision.dice_segment import SCALE, Blob, Segmentation
+from vision.dice_segment import SCALE, Blob, Segmentation, blob_of_piece
 from vision.dice_types import DiceReaderConfig, DieRead, Region, depth_map, mid, pixel
 
 
@@ -71,6 +71,31 @@ def prepare_region(image: np.ndarray, seg: Segmentation, blob: Blob, cfg: DiceRe
                      pips=pips, candidates=candidates, all_found=found, light=light, frame=image)
     read_single(region, cfg)
     return region
+
+
+def regions_of_pieces(image: np.ndarray, seg: Segmentation, origin: tuple[int, int], body: np.ndarray,
+                      pieces: list[np.ndarray], cfg: DiceReaderConfig, lit: np.ndarray | None = None) -> list[Region]:
+    """A body replaced by pieces, each prepared as a body of its own (:func:`prepare_region`).
+
+    ``body`` and each piece are masks of a window of the half-resolution labels whose top-left corner is
+    ``origin``; the body's labels are cleared and each piece gets a new label. ``lit`` (uint8 mask of the
+    window), when given, is the die-coloured pixels to add to the segmentation's lit mask within the pieces.
+    """
+    x0, y0 = origin
+    rows, cols = slice(y0, y0 + body.shape[0]), slice(x0, x0 + body.shape[1])
+    labels = seg.labels.copy()
+    light = seg.light.copy() if lit is not None and seg.light is not None else seg.light
+    labels[rows, cols][body > 0] = 0
+    top = int(seg.labels.max())
+    blobs = []
+    for n, piece in enumerate(pieces):
+        inside = piece > 0
+        labels[rows, cols][inside] = top + 1 + n
+        if light is not None and lit is not None:
+            light[rows, cols] |= lit & inside.astype(np.uint8)
+        blobs.append(blob_of_piece(top + 1 + n, inside, origin))
+    changed = dataclasses.replace(seg, labels=labels, light=light)
+    return [prepare_region(image, changed, blob, cfg) for blob in blobs]
 
 
 def is_translucent(patch: np.ndarray, body: np.ndarray, style: str) -> bool:

@@ -35,14 +35,13 @@ its own, and the re-cut is used only when every piece reads as one die with no d
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision.dice_region import prepare_region
-from vision.dice_segment import SCALE, Segmentation, blob_of_piece
+from vision.dice_region import regions_of_pieces
+from vision.dice_segment import SCALE, Segmentation
 from vision.dice_types import DiceReaderConfig, Region, median_pip_area, pixel
 
 REACH = 0.6
@@ -120,23 +119,6 @@ def clear_of_others(part: np.ndarray, window: ColourWindow, label: int) -> bool:
     return not ((cv2.dilate(part, np.ones((3, 3), np.uint8)) > 0) & (labels > 0) & (labels != label)).any()
 
 
-def regions_of(image: np.ndarray, seg: Segmentation, window: ColourWindow, parts: list[np.ndarray],
-               near: np.ndarray, cfg: DiceReaderConfig) -> list[Region]:
-    """Each part (uint8 mask of the window) prepared as a body of its own, in labels and lit mask updated."""
-    x0, y0 = window.origin
-    rows, cols = slice(y0, y0 + window.body.shape[0]), slice(x0, x0 + window.body.shape[1])
-    labels, light = seg.labels.copy(), seg.light.copy()
-    labels[rows, cols][window.body > 0] = 0
-    top = int(seg.labels.max())
-    blobs = []
-    for n, part in enumerate(parts):
-        labels[rows, cols][part > 0] = top + 1 + n
-        light[rows, cols] |= near & part
-        blobs.append(blob_of_piece(top + 1 + n, part > 0, (x0, y0)))
-    changed = dataclasses.replace(seg, labels=labels, light=light)
-    return [prepare_region(image, changed, blob, cfg) for blob in blobs]
-
-
 def regrown_region(image: np.ndarray, seg: Segmentation, region: Region, die_area: float | None,
                    cfg: DiceReaderConfig) -> Region | None:
     """The body grown to the die's whole face by colour (see the module doc); ``None`` when unsafe or unchanged."""
@@ -160,7 +142,7 @@ def regrown_region(image: np.ndarray, seg: Segmentation, region: Region, die_are
     area = float(np.count_nonzero(grown)) * SCALE * SCALE
     if not (0.8 * die_area <= area <= 1.3 * die_area and area >= 1.1 * blob.area):
         return None
-    return regions_of(image, seg, window, [grown], near, cfg)[0]
+    return regions_of_pieces(image, seg, window.origin, window.body, [grown], cfg, lit=near)[0]
 
 
 def recut_regions(image: np.ndarray, seg: Segmentation, region: Region, die_area: float | None,
@@ -199,4 +181,4 @@ def recut_regions(image: np.ndarray, seg: Segmentation, region: Region, die_area
             pip_area = median_pip_area(region.pips) or 0.02 * die_area
             if bool(((left[at] > 0) & (spots.areas >= 0.2 * pip_area)).any()):
                 return None
-    return regions_of(image, seg, window, pieces, near, cfg)
+    return regions_of_pieces(image, seg, window.origin, window.body, pieces, cfg, lit=near)

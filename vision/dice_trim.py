@@ -25,13 +25,11 @@ Each piece left is then read as a body of its own, through every check of the re
 
 from __future__ import annotations
 
-import dataclasses
-
 import cv2
 import numpy as np
 
-from vision.dice_region import prepare_region
-from vision.dice_segment import SCALE, Segmentation, blob_of_piece
+from vision.dice_region import regions_of_pieces
+from vision.dice_segment import SCALE, Segmentation
 from vision.dice_types import DiceReaderConfig, Region, pixel
 
 KERNEL = 0.6
@@ -107,16 +105,4 @@ def trimmed_regions(image: np.ndarray, seg: Segmentation, region: Region, die_ar
             at = pixel(big.centres / SCALE, (x0, y0), rest.shape)
             if (hulls[at] == 0).any():
                 return None
-    labels = seg.labels.copy()
-    window = labels[y0:y0 + sub.shape[0], x0:x0 + sub.shape[1]]
-    top = int(seg.labels.max())
-    window[body > 0] = 0
-    blobs = []
-    for n, k in enumerate(keep):
-        label = top + 1 + n
-        piece = parts == k
-        window[piece] = label
-        blobs.append(blob_of_piece(label, piece, (x0, y0)))
-    trimmed = dataclasses.replace(seg, labels=labels)
-    return [prepare_region(image, trimmed, b, cfg) for b in blobs]
-
+    return regions_of_pieces(image, seg, (x0, y0), body, [parts == k for k in keep], cfg)
