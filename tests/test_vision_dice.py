@@ -649,3 +649,27 @@ def test_a_die_resting_on_another_is_not_recut_into_one_die() -> None:
     bodies = [r for r in regions if 1.15 * die_area <= r.blob.area <= 3.5 * die_area]
     assert bodies
     assert all(recut_regions(image, seg, body, die_area, cfg) is None for body in bodies)
+
+
+def test_the_hull_of_each_row_s_end_pixels_is_the_hull_of_every_pixel() -> None:
+    """:func:`vision.dice_segment.row_ends` keeps the first and last pixel of every row, and the convex hull of those is
+    the hull of the whole shape (convex or not, holes or not, rows of one pixel); blobs and touching dice's parts are
+    measured from it."""
+    from vision.dice_segment import row_ends
+
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        shape = np.zeros((40, 50), np.uint8)
+        for _ in range(int(rng.integers(1, 4))):  # a few overlapping discs and rectangles: concave, holed
+            x, y = (int(v) for v in rng.integers(5, 35, 2))
+            if rng.random() < 0.5:
+                cv2.circle(shape, (x, y), int(rng.integers(1, 9)), 1, -1)
+            else:
+                cv2.rectangle(shape, (x, y), (x + int(rng.integers(0, 12)), y + int(rng.integers(0, 9))), 1, -1)
+        shape[tuple(rng.integers(0, 40, 2))] = 0
+        ys, xs = np.nonzero(shape)
+        ends = row_ends(ys)
+        assert len(ends) <= 2 * len(np.unique(ys))
+        everything = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32)).reshape(-1, 2)
+        of_ends = cv2.convexHull(np.column_stack([xs[ends], ys[ends]]).astype(np.int32)).reshape(-1, 2)
+        assert {tuple(p) for p in of_ends} == {tuple(p) for p in everything}, f"trial {trial}"

@@ -158,7 +158,9 @@ def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style:
     cv2.drawContours(filled, keep, -1, 1, thickness=cv2.FILLED)
     # (connectedComponentsWithStats is ten times slower than the labels alone: the stats come from the pixels)
     count, labels = cv2.connectedComponents(filled, connectivity=8)
-    ys, xs = np.nonzero(labels)
+    if count <= 1:
+        return Segmentation(mask=filled, labels=labels, blobs=(), background=cells, light=mask)
+    xs, ys = cv2.findNonZero(filled).reshape(-1, 2).T  # row by row, as np.nonzero, five times faster
     lab = labels[ys, xs]
     order = np.argsort(lab, kind="stable")
     ys, xs, lab = ys[order], xs[order], lab[order]
@@ -178,13 +180,23 @@ def blob_of_piece(label: int, piece: np.ndarray, origin: tuple[int, int]) -> Blo
 
 
 def blob_at(label: int, xs: np.ndarray, ys: np.ndarray) -> Blob:
-    """A :class:`Blob` (full resolution) of the half-resolution pixels at columns ``xs`` and rows ``ys``."""
+    """A :class:`Blob` (full resolution) of the half-resolution pixels at columns ``xs`` and rows ``ys``,
+    given row by row (as :func:`numpy.nonzero` gives them)."""
     area = float(len(xs)) * SCALE * SCALE
     left, top = int(xs.min()), int(ys.min())
-    points = np.column_stack([xs, ys]).astype(np.float32) * SCALE + (SCALE - 1) / 2
+    extremes = row_ends(ys)
+    points = np.column_stack([xs[extremes], ys[extremes]]).astype(np.float32) * SCALE + (SCALE - 1) / 2
     rect = cv2.minAreaRect(cv2.convexHull(points))  # the same rectangle, from far fewer points
     rw, rh = max(rect[1][0] + SCALE, 1.0), max(rect[1][1] + SCALE, 1.0)
     return Blob(label=label, area=area, bbox=(left * SCALE, top * SCALE, (int(xs.max()) - left + 1) * SCALE,
                                               (int(ys.max()) - top + 1) * SCALE),
                 centroid=(float(xs.mean() * SCALE), float(ys.mean() * SCALE)), rect=(rect[0], (rw, rh), rect[2]),
                 fill=area / (rw * rh), aspect=max(rw, rh) / min(rw, rh))
+
+
+def row_ends(ys: np.ndarray) -> np.ndarray:
+    """Indices of the first and last pixel of every row, of pixels given row by row (rows ``ys``, as
+    :func:`numpy.nonzero` gives them): the convex hull of a row's pixels is that of its two ends, so the hull of
+    these few points is the hull of all (convexHull costs in proportion to the points it is given)."""
+    ends = np.flatnonzero(ys[1:] != ys[:-1])
+    return np.concatenate([[0], ends, ends + 1, [len(ys) - 1]])

@@ -13,6 +13,7 @@ from vision.declines import Decline
 from vision.dice_faults import glare_area, motion_problem, tilt_problem
 from vision.dice_pips import FaceFit, Pips, fit_face
 from vision.dice_region import die_read, uneven_pips
+from vision.dice_segment import row_ends
 from vision.dice_types import DiceReaderConfig, Region, Verdict, depth_map, median_pip_area, pixel, xy
 
 
@@ -32,7 +33,7 @@ def touching_verdict(region: Region, die_area: float, k: int, cfg: DiceReaderCon
         if len(part_points) < 0.55 * die_area:
             return Verdict(decline=Decline.STACKED, detail=f"die bodies at {xy(blob.centroid)} overlap: "
                             "a part too small for a whole die")
-        corners = cv2.convexHull(part_points.astype(np.int32))
+        corners = cv2.convexHull(part_points[row_ends(part_points[:, 1])].astype(np.int32))
         hull = np.zeros_like(region.body)
         cv2.fillConvexPoly(hull, corners, 1)
         hulls.append(hull)
