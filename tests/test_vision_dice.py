@@ -613,7 +613,7 @@ def test_a_pinkish_spot_on_a_red_die_is_a_pip_seen_through_not_paint(monkeypatch
     patch = np.zeros((3, 6, 3), np.uint8)
     patch[:, :3] = (170, 177, 250)  # a white pip on a red die, blurred
     patch[:, 3:] = (69, 69, 175)  # a pip of the face beneath, seen through
-    assert spot_whiteness(patch, np.array([[1.0, 1.0], [4.0, 1.0]]), (0, 0)) == pytest.approx([0.68, 0.394], abs=0.002)
+    assert spot_whiteness(patch, (np.array([1, 1]), np.array([1, 4]))) == pytest.approx([0.68, 0.394], abs=0.002)
     truth, without = _read_right_then_without(20240611, 660, monkeypatch, vision.dice_region, "GHOST_WHITENESS", 0.0)
     assert truth.dice[0].face == 1
     assert without.decline == Decline.UNREADABLE

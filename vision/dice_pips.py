@@ -79,15 +79,13 @@ another face seen through the die. Measured on 3,004 pips of red dice read right
 nuisance): the least white was 0.67; pips seen through measured 0.39 to 0.51."""
 
 
-def spot_whiteness(patch: np.ndarray, centres: np.ndarray, origin: tuple[int, int]) -> np.ndarray:
+def spot_whiteness(patch: np.ndarray, at: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """How white each spot of a red die is: the largest ratio of the lesser of blue and green to red over the 3 x 3
-    pixels at its centre (about 1 for white paint, 0.4 to 0.5 for the pinkish pips of another face seen through)."""
+    pixels at its centre (about 1 for white paint, 0.4 to 0.5 for the pinkish pips of another face seen through).
+    ``at`` is the spots' centres as (rows, columns) of the patch (:func:`vision.dice_types.pixel`)."""
     blue, green, red = (patch[..., k].astype(np.float32) for k in range(3))
     ratio = cv2.dilate(cv2.min(blue, green) / cv2.max(red, 1.0), np.ones((3, 3), np.uint8))
-    at = np.rint(np.asarray(centres, float).reshape(-1, 2) - origin).astype(np.intp)
-    rows = np.clip(at[:, 1], 0, ratio.shape[0] - 1)
-    cols = np.clip(at[:, 0], 0, ratio.shape[1] - 1)
-    return ratio[rows, cols]
+    return ratio[at]
 
 
 def find_pips(contrast: np.ndarray, inside: np.ndarray, threshold: float, origin: tuple[int, int],

@@ -54,7 +54,7 @@ def prepare_region(image: np.ndarray, seg: Segmentation, blob: Blob, cfg: DiceRe
     found = find_pips(contrast, inner, cfg.pip_threshold, (x0, y0), min_area=max(4.0, (edge * 0.05) ** 2),
                       relative=0.55 if translucent else 0.0, floor=0.25 if translucent else cfg.pip_threshold)
     if translucent and len(found):  # a pinkish spot is a pip of another face seen through the die, never paint
-        found = found.subset(spot_whiteness(patch, found.centres, (x0, y0)) >= GHOST_WHITENESS)
+        found = found.subset(spot_whiteness(patch, pixel(found.centres, (x0, y0), patch.shape)) >= GHOST_WHITENESS)
     # a dark spot larger than any pip on a white die is a shaded corner, not the size pips are measured against;
     # a white one on a red die may be glare, and a body holding nothing but such spots is judged on them
     candidates = round_pips(found, cfg.min_pip_roundness)

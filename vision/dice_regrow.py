@@ -65,6 +65,11 @@ class ColourWindow:
     share: np.ndarray
     """Each pixel's colour projected on the line from the table's colour (0) to the die's (1)."""
 
+    @property
+    def near(self) -> np.ndarray:
+        """The pixels (uint8) at least half-way from the table's colour to the die's: the dice's."""
+        return (self.share >= 0.5).astype(np.uint8)
+
 
 def colour_window(image: np.ndarray, seg: Segmentation, region: Region, edge: float,
                   brighter_half: bool = False) -> ColourWindow | None:
@@ -130,7 +135,7 @@ def regrown_region(image: np.ndarray, seg: Segmentation, region: Region, die_are
     window = colour_window(image, seg, region, float(np.sqrt(die_area)) / SCALE)
     if window is None:
         return None
-    near = (window.share >= 0.5).astype(np.uint8)
+    near = window.near
     body = window.body
     count, parts = cv2.connectedComponents(cv2.bitwise_or(near, body), connectivity=8)
     own = np.bincount(parts[body > 0], minlength=count)
@@ -157,7 +162,7 @@ def recut_regions(image: np.ndarray, seg: Segmentation, region: Region, die_area
     window = colour_window(image, seg, region, edge, brighter_half=True)
     if window is None:
         return None
-    near = (window.share >= 0.5).astype(np.uint8)
+    near = window.near
     body = window.body
     count, parts = cv2.connectedComponents(near, connectivity=8)
     own = np.bincount(parts[body > 0], minlength=count)
