@@ -397,7 +397,7 @@ def _read_right_then_without(seed: int, index: int, monkeypatch: pytest.MonkeyPa
     return truth, read_dice(image, _config(truth))
 
 
-@pytest.mark.parametrize(("seed", "index"), [(777, 2), (777, 53)])
+@pytest.mark.parametrize(("seed", "index"), [(777, 2), (20240611, 241)])
 def test_touching_dice_the_spots_do_not_read_are_read_die_by_die_in_their_squares(
         seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Clusters of touching dice that the spot readers decline (split cut wrong, pips not grouped) are read
@@ -406,6 +406,30 @@ def test_touching_dice_the_spots_do_not_read_are_read_die_by_die_in_their_square
     import vision.dice
 
     _, without = _read_right_then_without(seed, index, monkeypatch, vision.dice, "cluster_verdict", lambda *args: None)
+    assert not without.accepted
+
+
+def test_dice_joined_through_their_shadows_by_a_large_stretch_of_lit_table_are_read() -> None:
+    """Four white dice joined into one body by their shadows and by a stretch of lit felt between them,
+    three quarters of a die large: the felt is far more tinted than the dice and of the table's hue, so
+    it is table (:func:`vision.dice_halo.rest_is_no_die`), and the dice are read (declined as cocked when
+    only parts under half a die could be table)."""
+    image, truth = _clean_frame(777, 163)
+    assert len(truth.dice) == 4
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+
+
+def test_a_lit_patch_of_table_joined_to_touching_white_dice_is_told_by_its_soft_outline(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four white dice on a pale felt, their body joined through the felt between them (under a die large,
+    too near the dice's hue to be told by it): the body's outline along it fades out everywhere (:func:`vision.dice_halo.fades_out`), so it is
+    table and the dice are read; without that judgement the frame is declined."""
+    import vision.dice_halo
+
+    _, without = _read_right_then_without(20240611, 13, monkeypatch, vision.dice_halo, "fades_out",
+                                          lambda *args: False)
     assert not without.accepted
 
 
@@ -533,12 +557,21 @@ def test_a_red_die_joined_to_a_glare_halo_is_read_as_a_red_die(monkeypatch: pyte
 def test_a_die_joined_to_the_lit_surround_beyond_the_arena_is_read_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """A die near the arena's line joined, in the mask, to the lighter desk beyond it at the frame's edge: the
     body as a whole looks smeared, but read die by die the part beyond the arena is no die
-    (:func:`vision.dice_halo.beyond_arena`) and each die is sharp in its own square."""
+    (:func:`vision.dice_halo.beyond_arena`) and each die is sharp in its own square. The desk is made a
+    neutral grey (each pixel's mean of its channels, left of the arena's line), so that its hue does not
+    already tell it for table."""
     import vision.dice_halo
 
-    _, without = _read_right_then_without(20240611, 883, monkeypatch, vision.dice_halo, "beyond_arena",
-                                          lambda *args: False)
-    assert without.decline == Decline.MOTION
+    image, truth = _clean_frame(20240611, 883)
+    assert min(x for x, _ in truth.arena_px) > 15
+    image = image.copy()
+    desk = image[:, :15].astype(np.float32)
+    image[:, :15] = np.repeat(desk.mean(axis=2, keepdims=True), 3, axis=2).astype(np.uint8)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    monkeypatch.setattr(vision.dice_halo, "beyond_arena", lambda *args: False)
+    assert read_dice(image, _config(truth)).decline == Decline.MOTION
 
 
 def test_a_glare_halo_larger_than_two_dice_is_cut_off_only_when_the_count_of_dice_is_known() -> None:

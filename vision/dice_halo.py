@@ -99,8 +99,9 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
     Table: of the table's hue (chromaticity, BGR over their sum, at most 0.4 times as far from the
     table's around the body as from the dice's, which differ by 0.02 or more; shade changes a die's
     brightness, not its hue) or, beside white dice, far more tinted than they are (chroma, max - min
-    over max, 1.8 times theirs and 0.04 up: a white die stays neutral in shade); under half a die,
-    and not 40 grey levels whiter than the table (least channel: glare adds white light).
+    over max, 1.8 times theirs and 0.04 up: a white die stays neutral in shade); under half a die
+    (under 1.5 dice when both hold: a stretch of lit table joining dice through their shadows), and
+    not 40 grey levels whiter than the table (least channel: glare adds white light).
 
     Glare halo (:func:`is_glare_halo`): whiter than the table, with a core whiter than the dice, and an
     outline that fades out everywhere. Anything else may be a die's side face, a die under another,
@@ -129,8 +130,12 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         to_table, to_dice = float(np.linalg.norm(hue - table_hue)), float(np.linalg.norm(hue - dice_hue))
         whiter = cv2.mean(white, part)[0] - table_white
         tinted = not region.translucent and chroma(mean) >= max(1.8 * chroma(colour), chroma(colour) + 0.04)
-        if (tinted or (hues_apart and to_table <= 0.4 * to_dice)) and whiter < 40.0 and area < 0.5 * die_area:
+        table_hued = hues_apart and to_table <= 0.4 * to_dice
+        if (tinted or table_hued) and whiter < 40.0 and area < (1.5 if tinted and table_hued else 0.5) * die_area:
             continue  # table the mask took in
+        if not region.translucent and whiter < 40.0 and area < 0.75 * die_area and fades_out(region, part, dice,
+                                                                                              die_area):
+            continue  # a lit patch of table beside white dice: less than a die, its outline soft all along
         if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white):
             return False
         glare += area
@@ -186,6 +191,17 @@ def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: 
         return False
     if region.translucent:  # glare is white, a red die red to its corners even when glare washes its face
         return reddish_share(region.patch, part) < 0.03
+    return fades_out(region, part, dice, die_area)
+
+
+def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float) -> bool:
+    """Whether the body's outline along ``part`` is soft everywhere: over every stretch of 0.4 of an edge
+    the mean gradient is at most 0.65 of the mean along the dice ``dice``.
+
+    A die, or the part of one left uncovered by another, keeps a die's edge along some stretch, about
+    as strong as the dice's (a die washed by glare keeps its outline); a glare halo or a lit patch of
+    table fades out.
+    """
     points, strength, near = outline_strength(region, dice)
     by_part = cv2.dilate(part, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
     off = by_part & ~near
