@@ -101,7 +101,10 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
     brightness, not its hue) or, beside white dice, far more tinted than they are (chroma, max - min
     over max, 1.8 times theirs and 0.04 up: a white die stays neutral in shade); under half a die
     (under 1.5 dice when both hold: a stretch of lit table joining dice through their shadows), and
-    not 40 grey levels whiter than the table (least channel: glare adds white light).
+    not 40 grey levels whiter than the table (least channel: glare adds white light). Or, beside
+    white dice, a patch of table of no telling hue (pale felt, a lit stretch): under 3/4 of a die,
+    not 40 grey levels whiter than the table, and the body's outline along it fades out everywhere
+    (:func:`fades_out`: a die's part keeps a die's edge along some stretch).
 
     Glare halo (:func:`is_glare_halo`): whiter than the table, with a core whiter than the dice, and an
     outline that fades out everywhere. Anything else may be a die's side face, a die under another,
@@ -180,10 +183,7 @@ def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: 
     (their 90th percentile: a die smeared by motion is never whiter than a die at rest). On red
     dice the part must hold almost no red pixel (under 3 %: red at least 1.8 times blue and green; a
     red die washed by glare stays red at its corners). On white dice the body's outline along the
-    part must be soft everywhere: over every stretch of 0.4 of an edge the mean gradient is at most
-    0.65 of the mean along the dice (a die, or the part of one left uncovered by another, keeps a
-    die's edge along some stretch, about as strong as the dice's; a die washed by glare keeps its
-    outline).
+    part must fade out everywhere (:func:`fades_out`).
     """
     if cv2.mean(white, part)[0] < table_white + 15.0:
         return False
