@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.dice import DiceReader, DiceReaderConfig
+from vision.dice import DiceRead, DiceReader, DiceReaderConfig
 from vision.render.dice import FAULTS, DiceTruth, DieStyle, random_dice_scene, render_dice
 from vision.render.nuisance import Nuisance
 
@@ -59,7 +59,7 @@ def frame(rng: np.random.Generator, index: int, faults: tuple[str, ...] = ()) ->
     return name, image, truth
 
 
-def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[object, float, float]:
+def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[DiceRead, float, float]:
     """Read ``image`` ``repeats`` times: the first read, its seconds, and the fastest read's seconds."""
     start = time.perf_counter()
     read = reader.read(image)
