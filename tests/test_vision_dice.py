@@ -196,6 +196,22 @@ def test_a_die_washed_by_glare_beside_another_is_not_taken_for_a_halo(style: Die
     assert result.decline == Decline.GLARE, result.detail
 
 
+@pytest.mark.parametrize("style", [DieStyle.opaque_white(), DieStyle.casino_red()], ids=["white", "red"])
+def test_a_die_of_a_cluster_showing_no_pip_is_not_left_out_of_the_read(style: DieStyle) -> None:
+    """Two touching dice, the pips of one painted over with its body's colour (a blank face): no spot reader
+    reads it and no square holds a face there, but it keeps a die's colour and outline, so it is no table
+    or glare beside the other die (:func:`vision.dice_halo.rest_is_no_die`). The frame is declined, never read
+    as the one die left, even with the count of dice not given."""
+    image, truth, _ = _touching_pair(style, 5, 4)
+    die = truth.dice[1]
+    x, y = np.round(die.centre_px).astype(int)
+    colour = tuple(int(c) for c in np.median(image[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3), axis=0))
+    corners = cv2.boxPoints((die.centre_px, (0.86 * die.edge_px, 0.86 * die.edge_px), -die.angle_deg))
+    cv2.fillConvexPoly(image, np.round(corners).astype(np.int32), colour, cv2.LINE_AA)
+    result = read_dice(image, _config(truth, expected_dice=None))
+    assert not result.accepted, f"read as {result.faces}"
+
+
 def _fault_frame(fault: str, index: int):
     """Frame ``index`` of ``benchmarks/dice_reader_accuracy.py`` part 2 for ``fault`` (same seeds, same order)."""
     rng = np.random.default_rng(20240611 + 1000 * (FAULTS.index(fault) + 1))
@@ -409,6 +425,21 @@ def test_touching_dice_the_spots_do_not_read_are_read_die_by_die_in_their_square
     assert not without.accepted
 
 
+@pytest.mark.parametrize(("seed", "index"), [(777, 49), (777, 1549)])
+def test_a_cluster_holding_a_die_s_area_of_table_or_glare_is_read_without_it(
+        seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two white dice on pale felt that the mask joined through the felt (2.7 dice large), and three white dice
+    joined to a glare halo (4 dice large): cut by area into one part more than there are dice, the part that
+    reads no die in its square is left with the rest of the body, which is felt or glare
+    (:func:`vision.dice_halo.rest_is_no_die`), and the dice are read; when the rest is not judged so, the
+    frame is declined."""
+    import vision.dice_cluster
+
+    _, without = _read_right_then_without(seed, index, monkeypatch, vision.dice_cluster, "rest_is_no_die",
+                                          lambda *args: False)
+    assert not without.accepted
+
+
 def test_dice_joined_through_their_shadows_by_a_large_stretch_of_lit_table_are_read() -> None:
     """Four white dice joined into one body by their shadows and by a stretch of lit felt between them,
     three quarters of a die large: the felt is far more tinted than the dice and of the table's hue, so
@@ -596,6 +627,18 @@ def test_a_die_the_mask_kept_only_half_of_is_grown_back_by_its_colour(index: int
     _, without = _read_right_then_without(20240611, index, monkeypatch, vision.dice, "regrown_region",
                                           lambda *args: None)
     assert without.decline == Decline.UNREADABLE
+
+
+def test_a_red_die_in_shade_on_red_felt_the_mask_kept_a_strip_of_is_grown_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A red die showing 2 among touching red dice on red felt, in their shade: the mask keeps a strip of it
+    under 0.3 of a die, whose white pip reads as glare. Its colour is still the dice's, not the felt's, so it
+    is grown back to the whole die (:func:`vision.dice_regrow.regrown_region`) and read; without the regrowth
+    the frame is declined."""
+    import vision.dice
+
+    _, without = _read_right_then_without(777, 576, monkeypatch, vision.dice, "regrown_region", lambda *args: None)
+    assert not without.accepted
 
 
 def _half_cut_body(image: np.ndarray, cfg: DiceReaderConfig):

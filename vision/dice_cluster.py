@@ -3,7 +3,9 @@
 A cluster the spot readers decline (:mod:`vision.dice_touching` cuts it wrong, the pips do not
 group into faces: a pip lost to shade, a spot of texture) is cut into as many parts as its area
 holds dice (:func:`vision.dice_touching.split_body`); each part seeds one die, whose square is then
-found on the die's own edges and its 3 x 3 pip grid sampled there. The cluster is read only when
+found on the die's own edges and its 3 x 3 pip grid sampled there. A part where no die reads so (felt or
+a glare halo the mask took in can make a body a die larger than its dice) seeds none: it is left to
+the rest of the body, which must then be no die's (below). The cluster is read only when
 every guard of a single die read in its square holds for every die, and the squares explain the
 whole body:
 
@@ -17,7 +19,8 @@ whole body:
 * the squares barely overlap, each holds 0.6 of a die's area of the body, what they leave of the
   body is thin side-face strips, table or a glare halo (:func:`vision.dice_halo.rest_is_no_die`),
   and no pip-sized spot lies off them;
-* exactly one count of dice (the nearest whole numbers to the body's area in dice) passes.
+* the counts of parts tried (the nearest whole numbers to the body's area in dice) that pass all
+  read the same dice (one count, or two that agree face for face and place for place).
 """
 
 from __future__ import annotations
@@ -46,7 +49,20 @@ def cluster_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfi
         return None
     counts = sorted({k for k in (int(np.floor(ratio)), int(np.ceil(ratio))) if 2 <= k <= 5 and -0.4 <= ratio - k <= 0.6})
     held = [v for v in (_read_k(region, die_area, k, cfg) for k in counts) if v is not None]
+    if len(held) == 2 and _same_dice(held[0], held[1], float(np.sqrt(die_area))):
+        return held[0]
     return held[0] if len(held) == 1 else None
+
+
+def _same_dice(one: Verdict, other: Verdict, edge: float) -> bool:
+    """Whether two reads of a cluster found the same dice: equal faces, centres within 0.3 of an edge."""
+    if len(one.dice) != len(other.dice):
+        return False
+    for a, b in zip(sorted(one.dice, key=lambda d: d.centre_px), sorted(other.dice, key=lambda d: d.centre_px),
+                    strict=True):
+        if a.face != b.face or np.hypot(a.centre_px[0] - b.centre_px[0], a.centre_px[1] - b.centre_px[1]) > 0.3 * edge:
+            return False
+    return True
 
 
 def _read_k(region: Region, die_area: float, k: int, cfg: DiceReaderConfig) -> Verdict | None:
@@ -62,8 +78,10 @@ def _read_k(region: Region, die_area: float, k: int, cfg: DiceReaderConfig) -> V
             return None
         read = read_square(channel, contrast, mask, edge, origin)
         if isinstance(read, str) or read.separation < 2.0 or read.aspect > 1.1:
-            return None
+            continue  # no die read in this part: it is left to the rest, which must then be no die's
         reads.append(read)
+    if not reads:
+        return None
     centres = np.array([r.centre for r in reads])
     squares = [square_mask(body, (r.centre[0] - origin[0], r.centre[1] - origin[1]), r.edge * 1.06, r.angle_deg)
                for r in reads]

@@ -13,8 +13,8 @@ die's colour than the table's along the line between them (projection at least h
 0.6 of an edge around the body. A shadow (darker in every channel) and the pips project below it;
 the pips' holes are filled. The grown body is used only when it is safe:
 
-* the body was 0.3 to 0.95 of a die's area, its colour at least 24 grey levels (Euclidean, BGR)
-  from the table's;
+* the body was 0.2 to 0.95 of a die's area (a strip of a red die in shade on red felt is about 0.25),
+  its colour at least 24 grey levels (Euclidean, BGR) from the table's;
 * the grown part holds the whole body (95 % of it), stays clear of the window's edge (it did not
   leak into the table) and of every other body (touching dice are split elsewhere);
 * it is of one die's area (0.8 to 1.3) and at least 10 % larger than the body.
@@ -130,7 +130,7 @@ def regrown_region(image: np.ndarray, seg: Segmentation, region: Region, die_are
     if die_area is None:
         return None
     blob = region.blob
-    if not 0.3 * die_area <= blob.area <= 0.95 * die_area:
+    if not 0.2 * die_area <= blob.area <= 0.95 * die_area:
         return None
     window = colour_window(image, seg, region, float(np.sqrt(die_area)) / SCALE)
     if window is None:
