@@ -425,11 +425,11 @@ def test_touching_dice_the_spots_do_not_read_are_read_die_by_die_in_their_square
     assert not without.accepted
 
 
-@pytest.mark.parametrize(("seed", "index"), [(777, 49), (777, 1549)])
+@pytest.mark.parametrize(("seed", "index"), [(777, 284), (777, 1549)])
 def test_a_cluster_holding_a_die_s_area_of_table_or_glare_is_read_without_it(
         seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two white dice on pale felt that the mask joined through the felt (2.7 dice large), and three white dice
-    joined to a glare halo (4 dice large): cut by area into one part more than there are dice, the part that
+    """Four white dice on pale felt that the mask joined through the felt between them (4.6 dice large), and
+    three white dice joined to a glare halo (4 dice large): cut by area into one part more than there are dice, the part that
     reads no die in its square is left with the rest of the body, which is felt or glare
     (:func:`vision.dice_halo.rest_is_no_die`), and the dice are read; when the rest is not judged so, the
     frame is declined."""
@@ -437,6 +437,49 @@ def test_a_cluster_holding_a_die_s_area_of_table_or_glare_is_read_without_it(
 
     _, without = _read_right_then_without(seed, index, monkeypatch, vision.dice_cluster, "rest_is_no_die",
                                           lambda *args: False)
+    assert not without.accepted
+
+
+def test_table_in_the_shade_of_white_dice_joined_to_them_is_no_die() -> None:
+    """Two touching white dice whose body took in a stretch of table in their shade (no whiter than the table
+    around the body, nearer its hue than the dice's): that stretch is table
+    (:func:`vision.dice_halo.rest_is_no_die`) and the dice are read (declined as unreadable before shade was
+    judged so)."""
+    image, truth = _clean_frame(777, 175)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+
+
+def test_a_red_die_s_side_face_darker_than_the_felt_is_not_taken_for_shade() -> None:
+    """A red die leaning beside two flat ones: its side face's least channel is below the felt's, as a red
+    die's always is, so shade (judged beside white dice only) does not explain it; the frame is declined,
+    even with the count of dice not given (it was read as three flat dice when shade was judged beside red
+    dice too)."""
+    image, truth = _fault_frame("cocked", 57)
+    assert truth.expected_decline == Decline.COCKED
+    assert not read_dice(image, _config(truth, expected_dice=None)).accepted
+
+
+def test_a_lit_stretch_of_table_of_its_hue_nearly_a_die_large_is_no_die() -> None:
+    """Two white dice on pale green felt whose body took in a lit stretch of felt 0.94 of a die large, of
+    the felt's hue, its outline fading out all along: table (:func:`vision.dice_halo.rest_is_no_die`),
+    and the dice are read (declined when a lit patch of felt could be under 3/4 of a die only)."""
+    image, truth = _clean_frame(777, 940)
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+
+
+def test_a_lit_patch_of_table_ending_at_the_arena_s_rail_line_is_no_die(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die whose body took in a lit patch of table reaching the arena's rail line: the
+    line is a sharp edge, but the arena's, so the patch's outline still fades out everywhere else
+    (:func:`vision.dice_halo.on_arena_line`) and the die is read; when the line counts as an edge the
+    frame is declined."""
+    import vision.dice_halo
+
+    _, without = _read_right_then_without(20240611, 319, monkeypatch, vision.dice_halo, "on_arena_line",
+                                          lambda region, points, arena: np.zeros(len(points), bool))
     assert not without.accepted
 
 

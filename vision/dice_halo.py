@@ -102,9 +102,13 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
     over max, 1.8 times theirs and 0.04 up: a white die stays neutral in shade); under half a die
     (under 1.5 dice when both hold: a stretch of lit table joining dice through their shadows), and
     not 40 grey levels whiter than the table (least channel: glare adds white light). Or, beside
-    white dice, a patch of table of no telling hue (pale felt, a lit stretch): under 3/4 of a die,
-    not 40 grey levels whiter than the table, and the body's outline along it fades out everywhere
-    (:func:`fades_out`: a die's part keeps a die's edge along some stretch).
+    white dice, table in the dice's shade: under half a die, no whiter than the table around the
+    body and nearer its hue than the dice's (a white die's face, even shaded, is whiter than the
+    table it stands on; a red die's face is never white, so this is not used beside red dice). Or,
+    beside white dice, a lit patch of table (pale felt, a lit stretch): not 40 grey levels whiter
+    than the table, under 3/4 of a die (1.5 dice when of the table's hue), and the body's outline
+    along it fades out everywhere (:func:`fades_out`: a die's part keeps a die's edge along some
+    stretch; the arena's rail line, sharp but no die's, does not count).
 
     Glare halo (:func:`is_glare_halo`): whiter than the table, with a core whiter than the dice, and an
     outline that fades out everywhere. Anything else may be a die's side face, a die under another,
@@ -136,10 +140,12 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         table_hued = hues_apart and to_table <= 0.4 * to_dice
         if (tinted or table_hued) and whiter < 40.0 and area < (1.5 if tinted and table_hued else 0.5) * die_area:
             continue  # table the mask took in
-        if not region.translucent and whiter < 40.0 and area < 0.75 * die_area and fades_out(region, part, dice,
-                                                                                              die_area):
-            continue  # a lit patch of table beside white dice: less than a die, its outline soft all along
-        if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white):
+        if not region.translucent and whiter < 0.0 and to_table < to_dice and area < 0.5 * die_area:
+            continue  # beside white dice, table in shade: no lighter than the table around the body, nearer its hue
+        soft = not region.translucent and whiter < 40.0 and area < (1.5 if table_hued else 0.75) * die_area
+        if soft and fades_out(region, part, dice, die_area, cfg.arena):
+            continue  # a lit patch of table beside white dice, its outline soft all along
+        if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white, cfg.arena):
             return False
         glare += area
     return glare < halo_limit(cfg) * die_area
@@ -175,7 +181,7 @@ def beyond_arena(region: Region, part: np.ndarray, arena: Sequence[tuple[float, 
 
 
 def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float, white: np.ndarray,
-          table_white: float, dice_white: float) -> bool:
+                  table_white: float, dice_white: float, arena: Sequence[tuple[float, float]] | None = None) -> bool:
     """Whether ``part`` (uint8 mask beside the dice ``dice``) is a glare halo on the table.
 
     Glare adds white light that fades out from a core: the part's least channel (smoothed) is on
@@ -191,12 +197,15 @@ def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: 
         return False
     if region.translucent:  # glare is white, a red die red to its corners even when glare washes its face
         return reddish_share(region.patch, part) < 0.03
-    return fades_out(region, part, dice, die_area)
+    return fades_out(region, part, dice, die_area, arena)
 
 
-def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float) -> bool:
+def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float,
+              arena: Sequence[tuple[float, float]] | None = None) -> bool:
     """Whether the body's outline along ``part`` is soft everywhere: over every stretch of 0.4 of an edge
-    the mean gradient is at most 0.65 of the mean along the dice ``dice``.
+    the mean gradient is at most 0.65 of the mean along the dice ``dice``. Outline points on the
+    ``arena``'s boundary (within 3 px, :func:`on_arena_line`) count as soft: the rail's edge is sharp
+    but no die's.
 
     A die, or the part of one left uncovered by another, keeps a die's edge along some stretch, about
     as strong as the dice's (a die washed by glare keeps its outline); a glare halo or a lit patch of
@@ -205,6 +214,8 @@ def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: floa
     points, strength, near = outline_strength(region, dice)
     by_part = cv2.dilate(part, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
     off = by_part & ~near
+    if arena is not None:  # the arena's rail is a sharp edge of its own, no die's
+        strength = np.where(on_arena_line(region, points, arena), 0.0, strength)
     window = max(4, round(0.4 * float(np.sqrt(die_area))))
     if near.sum() < 8 or off.sum() < window:
         return False
@@ -214,6 +225,14 @@ def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: floa
     sums = np.convolve(np.concatenate([values, values[:window - 1]]), kernel, "valid")
     full = np.convolve(np.concatenate([off, off[:window - 1]]).astype(float), kernel, "valid") >= window
     return bool(full.any()) and float(sums[full].max()) / window <= 0.65 * own
+
+
+def on_arena_line(region: Region, points: np.ndarray, arena: Sequence[tuple[float, float]]) -> np.ndarray:
+    """Which outline ``points`` (N, 2, patch px) lie within 3 px of the arena's boundary (its rail's edge)."""
+    polygon = np.asarray(arena, np.float32).reshape(-1, 1, 2)
+    x0, y0 = region.origin
+    return np.array([abs(cv2.pointPolygonTest(polygon, (float(x + x0), float(y + y0)), True)) <= 3.0
+                     for x, y in points], bool)
 
 
 def outline_strength(region: Region, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
