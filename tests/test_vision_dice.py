@@ -433,9 +433,9 @@ def test_a_cluster_holding_a_die_s_area_of_table_or_glare_is_read_without_it(
     reads no die in its square is left with the rest of the body, which is felt or glare
     (:func:`vision.dice_halo.rest_is_no_die`), and the dice are read; when the rest is not judged so, the
     frame is declined."""
-    import vision.dice_cluster
+    import vision.dice_halo
 
-    _, without = _read_right_then_without(seed, index, monkeypatch, vision.dice_cluster, "rest_is_no_die",
+    _, without = _read_right_then_without(seed, index, monkeypatch, vision.dice_halo, "rest_is_no_die",
                                           lambda *args: False)
     assert not without.accepted
 

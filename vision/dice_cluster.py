@@ -30,11 +30,11 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_faults import motion_problem, side_face_pips, washed_nodes
-from vision.dice_halo import rest_is_no_die
+from vision.dice_halo import squares_explain_body
 from vision.dice_square import SquareRead, read_square
 from vision.dice_square_verdict import square_die_read, square_images, stray_spot
 from vision.dice_touching import split_body
-from vision.dice_types import DiceReaderConfig, Region, Verdict, median_pip_area, pixel, square_mask
+from vision.dice_types import DiceReaderConfig, Region, Verdict, square_mask
 
 CLUSTER_READABLE = (Decline.STACKED, Decline.COCKED, Decline.GLARE, Decline.UNREADABLE)
 """Declines of a body of several dice that a read die by die in their squares may resolve."""
@@ -85,29 +85,8 @@ def _read_k(region: Region, die_area: float, k: int, cfg: DiceReaderConfig) -> V
     centres = np.array([r.centre for r in reads])
     squares = [square_mask(body, (r.centre[0] - origin[0], r.centre[1] - origin[1]), r.edge * 1.06, r.angle_deg)
                for r in reads]
-    union = np.zeros_like(body)
-    for square in squares:
-        union |= square
-    if sum(cv2.countNonZero(s) for s in squares) - cv2.countNonZero(union) > 0.12 * die_area:
+    if not squares_explain_body(region, squares, die_area, cfg):
         return None
-    if any(cv2.countNonZero(cv2.bitwise_and(body, s)) < 0.6 * die_area for s in squares):
-        return None
-    rest = cv2.subtract(body if region.light is None else region.light, union)
-    width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
-    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
-    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area, cfg):
-        return None
-    spots = region.all_found
-    if len(spots):  # no pip-sized spot off the dice, on the dice's colour
-        margin = max(3, round(0.2 * edge)) | 1
-        at = pixel(spots.centres, origin, body.shape)
-        off = cv2.dilate(union, np.ones((margin, margin), np.uint8))[at] == 0
-        if region.light is not None:
-            off &= cv2.dilate(region.light, np.ones((3, 3), np.uint8))[at] > 0
-        pip_area = median_pip_area(region.pips) or 0.02 * die_area
-        if bool((off & (spots.areas >= 0.25 * pip_area) & (spots.areas <= 2.5 * pip_area)
-                 & (spots.elongation >= 0.2)).any()):
-            return None
     faces = [(r.centre, r.edge, r.angle_deg, r.pips) for r in reads]
     if side_face_pips(region.all_found, faces, region.origin, region.body.shape) >= 2:
         return None

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_halo import rest_is_no_die
+from vision.dice_halo import squares_explain_body
 from vision.dice_region import cut_region
 from vision.dice_split import group_faces
 from vision.dice_square_verdict import SQUARE_READABLE, square_verdict
@@ -76,40 +76,16 @@ def cover_verdict(region: Region, cover: list, die_area: float, cfg: DiceReaderC
     edge = float(np.sqrt(die_area))
     side = edge * 1.06
     squares: list[np.ndarray | None] = [None] * k
-    union = np.zeros_like(body)
     for g, group in enumerate(cover):
         if group.face >= 2:
             squares[g] = square_mask(body, (group.fit.centre[0] - origin[0], group.fit.centre[1] - origin[1]),
                                       side, group.fit.angle_deg)
-            union |= squares[g]
     for g, group in enumerate(cover):  # a 1 takes its axes from the die's outline around its pip
         if group.face == 1:
             centre = (group.fit.centre[0] - origin[0], group.fit.centre[1] - origin[1])
             squares[g] = square_mask(body, centre, side, outline_angle_at(region, centre, edge))
-            union |= squares[g]
-    overlap = sum(cv2.countNonZero(s) for s in squares) - cv2.countNonZero(union)
-    if overlap > 0.12 * die_area:
+    if not squares_explain_body(region, squares, die_area, cfg):
         return None
-    for square in squares:
-        if cv2.countNonZero(cv2.bitwise_and(body, square)) < 0.6 * die_area:
-            return None
-    rest = cv2.subtract(body if region.light is None else region.light, union)  # not the table dice enclose
-    # a flat die's side faces are strips at most max_side_ratio of an edge wide, most of it under the square
-    width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
-    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
-    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area, cfg):
-        return None
-    spots = region.all_found  # no pip off the dice (of a die under another, or of a wide side face), on the
-    if len(spots):            # die's colour (a dark gap between dice or a shaded seam is no pip)
-        margin = max(3, round(0.2 * edge)) | 1  # a flat die's narrow side faces lie within this margin
-        at = pixel(spots.centres, origin, body.shape)
-        off = cv2.dilate(union, np.ones((margin, margin), np.uint8))[at] == 0
-        if region.light is not None:
-            off &= cv2.dilate(region.light, np.ones((3, 3), np.uint8))[at] > 0
-        pip_area = median_pip_area(region.pips)
-        if bool((off & (spots.areas >= 0.25 * pip_area) & (spots.areas <= 2.5 * pip_area)
-                 & (spots.elongation >= 0.2)).any()):
-            return None
     dice: list[DieRead] = []
     for group, square in zip(cover, squares, strict=True):
         # a 5 or a 6 is no canonical face less some pips: a die read so may have lost a strip of its body

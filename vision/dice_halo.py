@@ -2,7 +2,8 @@
 
 :func:`without_glare` cuts a body to its die's square when what lies outside is a glare halo;
 :func:`rest_is_no_die` judges what the dice's squares leave of a body (table the mask took in, a
-glare halo, or the lit surround beyond the arena; never a die's side face or a die beneath).
+glare halo, or the lit surround beyond the arena; never a die's side face or a die beneath), within
+:func:`squares_explain_body`, the check that a body of touching dice is those dice and nothing else.
 """
 
 from __future__ import annotations
@@ -87,6 +88,44 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
         if bool((off & (spots.areas >= 0.2 * median_pip_area(pips)) & (spots.elongation >= 0.15)).any()):  # not seams
             return None
     return cut_region(region, square, cfg)
+
+
+def squares_explain_body(region: Region, squares: list[np.ndarray], die_area: float, cfg: DiceReaderConfig) -> bool:
+    """Whether the dice's ``squares`` (uint8 masks of the patch, one per die read) explain the whole body.
+
+    The squares barely overlap (under 0.12 of a die in all), each holds 0.6 of a die's area of the body,
+    what they leave of it is thin side-face strips (gone after an opening as wide as a flat die's side
+    face may be) or no die's (:func:`rest_is_no_die`), and no pip-sized spot on the dice's colour lies
+    off them (a pip of a die under another, or of a wide side face; a dark gap between dice or a shaded
+    seam is no pip).
+    """
+    body, origin = region.body, region.origin
+    edge = float(np.sqrt(die_area))
+    union = np.zeros_like(body)
+    for square in squares:
+        union |= square
+    if sum(cv2.countNonZero(s) for s in squares) - cv2.countNonZero(union) > 0.12 * die_area:
+        return False
+    if any(cv2.countNonZero(cv2.bitwise_and(body, s)) < 0.6 * die_area for s in squares):
+        return False
+    rest = cv2.subtract(body if region.light is None else region.light, union)  # not the table dice enclose
+    # a flat die's side faces are strips at most max_side_ratio of an edge wide, most of it under the square
+    width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
+    if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area, cfg):
+        return False
+    spots = region.all_found
+    if len(spots):
+        margin = max(3, round(0.2 * edge)) | 1  # a flat die's narrow side faces lie within this margin
+        at = pixel(spots.centres, origin, body.shape)
+        off = cv2.dilate(union, np.ones((margin, margin), np.uint8))[at] == 0
+        if region.light is not None:
+            off &= cv2.dilate(region.light, np.ones((3, 3), np.uint8))[at] > 0
+        pip_area = median_pip_area(region.pips) or 0.02 * die_area
+        if bool((off & (spots.areas >= 0.25 * pip_area) & (spots.areas <= 2.5 * pip_area)
+                 & (spots.elongation >= 0.2)).any()):
+            return False
+    return True
 
 
 def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area: float, cfg: DiceReaderConfig) -> bool:
@@ -215,7 +254,10 @@ def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: floa
     by_part = cv2.dilate(part, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
     off = by_part & ~near
     if arena is not None:  # the arena's rail is a sharp edge of its own, no die's
-        strength = np.where(on_arena_line(region, points, arena), 0.0, strength)
+        rail = region.cache.get("arena_line")
+        if rail is None:  # the body's outline meets the arena's line where it does, whatever part is judged
+            rail = region.cache["arena_line"] = on_arena_line(region, points, arena)
+        strength = np.where(rail, 0.0, strength)
     window = max(4, round(0.4 * float(np.sqrt(die_area))))
     if near.sum() < 8 or off.sum() < window:
         return False
@@ -238,13 +280,14 @@ def on_arena_line(region: Region, points: np.ndarray, arena: Sequence[tuple[floa
 def outline_strength(region: Region, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The body's outline points in order (N, 2), the edge strength there (grey levels per px, 5 x 5 max),
     and which of them lie along the dice (``dice`` mask dilated by 2 px)."""
-    strength = region.cache.get("strength")
-    if strength is None:
+    outline = region.cache.get("outline")
+    if outline is None:  # the body's own: the same for every part and every grouping judged on it
         grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
-        strength = region.cache["strength"] = cv2.dilate(
-            cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
-                          cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, np.ones((5, 5), np.uint8))
-    contours, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    points = max(contours, key=len).reshape(-1, 2)
+        strength = cv2.dilate(cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3),
+                                            cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, np.ones((5, 5), np.uint8))
+        contours, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        points = max(contours, key=len).reshape(-1, 2)
+        outline = region.cache["outline"] = (points, strength[points[:, 1], points[:, 0]])
+    points, values = outline
     near = cv2.dilate(dice, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
-    return points, strength[points[:, 1], points[:, 0]], near
+    return points, values, near
