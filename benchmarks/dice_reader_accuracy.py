@@ -44,10 +44,12 @@ STYLES = (("casino-red", DieStyle.casino_red()), ("opaque-white", DieStyle.opaqu
 
 
 def reader_for(truth: DiceTruth) -> DiceReader:
-    """The reader as the bench sets it up for a frame's table: dice per throw, arena, calibrated die size."""
+    """The reader as the bench sets it up for a frame's table: dice per throw, arena, calibrated die size, and
+    the camera's mounting height over the table in die edges (the lab's camera height over the game's die edge)."""
     edge = truth.edge_mm * truth.px_per_mm
+    height = None if truth.overhead_camera_mm is None else truth.overhead_camera_mm / truth.edge_mm
     return DiceReader(DiceReaderConfig(expected_dice=truth.expected_dice, arena=truth.arena_px,
-                                       die_edge_px=(0.8 * edge, 1.2 * edge)))
+                                       die_edge_px=(0.8 * edge, 1.2 * edge), camera_height_edges=height))
 
 
 def frame(rng: np.random.Generator, index: int, faults: tuple[str, ...] = ()) -> tuple[str, np.ndarray, DiceTruth]:

@@ -235,7 +235,9 @@ def side_face_pips(spots: Pips, faces: list[tuple[tuple[float, float], float, fl
     third of an edge wide or more, with pips squashed to 0.4-0.65 of their width across that side, as
     contrasted as the up faces' pips. Counted: spots off every face's inner 80 % and off every pip
     (0.12 of an edge), 0.35 to 0.7 round, of 0.35 to 1.3 of a pip's area, at least half as contrasted
-    as the spots on the pips, their long axis within 20 degrees of the nearest face's sides; the count
+    as the spots on the pips, within 1.1 edges of a face's centre (a side face's pips lie within 0.95 of an
+    edge of its up face's centre for a lean of up to 40 degrees: half the foreshortened face, 0.8 of the side
+    face's width, 0.3 along it), their long axis within 20 degrees of the nearest face's sides; the count
     is the largest set of them squashed alike (long axes within 25 degrees). A translucent die's ghost
     pips and shaded seams are rounder, fainter or turned otherwise.
     """
@@ -259,10 +261,11 @@ def side_face_pips(spots: Pips, faces: list[tuple[tuple[float, float], float, fl
         return 0
     pip_area = float(np.median(spots.areas[on]))
     reference = float(np.median(spots.contrast[on]))
-    side = (~inner & ~on & (spots.elongation >= 0.35) & (spots.elongation <= 0.7) & (spots.areas >= 0.35 * pip_area)
+    centres = np.array([f[0] for f in faces], float)
+    reach = np.hypot(*(spots.centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)).min(axis=1) <= 1.1 * edge
+    side = (~inner & ~on & reach & (spots.elongation >= 0.35) & (spots.elongation <= 0.7) & (spots.areas >= 0.35 * pip_area)
             & (spots.areas <= 1.3 * pip_area) & (spots.contrast >= 0.5 * reference))
     if int(side.sum()) >= 2:  # squashed across a face's side (long axis along it), as on a face slanted off it
-        centres = np.array([f[0] for f in faces], float)
         nearest = np.argmin(np.hypot(*(spots.centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)), axis=1)
         sides = np.array([f[2] for f in faces], float)[nearest]
         side &= np.abs((spots.major_angle - sides + 45.0) % 90.0 - 45.0) <= 20.0

@@ -109,8 +109,8 @@ def squares_explain_body(region: Region, squares: list[np.ndarray], die_area: fl
     if any(cv2.countNonZero(cv2.bitwise_and(body, s)) < 0.6 * die_area for s in squares):
         return False
     rest = cv2.subtract(body if region.light is None else region.light, union)  # not the table dice enclose
-    # a flat die's side faces are strips at most max_side_ratio of an edge wide, most of it under the square
-    width = max(3, round((cfg.max_side_ratio + 0.03) * edge)) | 1
+    # a flat die's side faces are strips at most max_side of an edge wide, most of it under the square
+    width = max(3, round((region.max_side + 0.03) * edge)) | 1
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
     if cv2.countNonZero(rest) > 0.04 * die_area and not rest_is_no_die(region, rest, union, die_area, cfg):
         return False
@@ -179,7 +179,8 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         table_hued = hues_apart and to_table <= 0.4 * to_dice
         if (tinted or table_hued) and whiter < 40.0 and area < (1.5 if tinted and table_hued else 0.5) * die_area:
             continue  # table the mask took in
-        if not region.translucent and whiter < 0.0 and to_table < to_dice and area < 0.5 * die_area:
+        if (not region.translucent and whiter < 5.0 and to_table < to_dice
+                and area < (2.5 if table_hued else 0.5) * die_area):
             continue  # beside white dice, table in shade: no lighter than the table around the body, nearer its hue
         soft = not region.translucent and whiter < 40.0 and area < (1.5 if table_hued else 0.75) * die_area
         if soft and fades_out(region, part, dice, die_area, cfg.arena):

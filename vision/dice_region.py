@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.dice_faults import reddish_share
+from vision.dice_perspective import side_allowance
 from vision.dice_pips import GHOST_WHITENESS, FaceFit, Pips, find_pips, fit_face, pip_contrast, spot_whiteness
 from vision.dice_segment import SCALE, Blob, Segmentation, blob_of_piece
 from vision.dice_types import DiceReaderConfig, DieRead, Region, depth_map, mid, pixel
@@ -115,15 +116,25 @@ def read_single(region: Region, cfg: DiceReaderConfig) -> None:
     """Try to read the region as one die: its face, what is wrong with it, and whether it is clean."""
     blob, pips = region.blob, region.pips
     region.single, region.problem, region.clean = None, "", False
+    region.max_side = cfg.max_side_ratio
     if 1 <= len(pips) <= 6:
         region.single = fit_face(pips.centres, blob.rect[2] % 90.0, cfg.grid_tolerance)
         if region.single is not None:
             short = min(blob.rect[1])
-            region.problem = face_problem(region.single, pips, blob, short, cfg)
-            region.clean = (not region.problem and blob.aspect <= 1.0 + cfg.max_side_ratio + 0.06
+            region.max_side = allowance(region, region.single, cfg)
+            region.problem = face_problem(region.single, pips, blob, short, cfg, region.max_side)
+            region.clean = (not region.problem and blob.aspect <= 1.0 + region.max_side + 0.06
                             and blob.fill >= region.min_fill)
     if (region.single is None or region.problem) and len(pips) >= 2:
         without_side_pips(region, cfg)
+
+
+def allowance(region: Region, fit: FaceFit, cfg: DiceReaderConfig) -> float:
+    """The widest side face the region's die shows flat, its up face read as ``fit``
+    (:func:`vision.dice_perspective.side_allowance`; ``max_side_ratio`` without the frame)."""
+    if region.frame is None:
+        return cfg.max_side_ratio
+    return side_allowance(region.blob.rect[0], fit.centre, min(region.blob.rect[1]), region.frame.shape, cfg)
 
 
 def without_side_pips(region: Region, cfg: DiceReaderConfig) -> None:
@@ -148,11 +159,12 @@ def without_side_pips(region: Region, cfg: DiceReaderConfig) -> None:
     fit = fit_face(kept.centres, blob.rect[2] % 90.0, cfg.grid_tolerance)
     if fit is None:
         return
-    problem = face_problem(fit, kept, blob, short, cfg)
+    max_side = allowance(region, fit, cfg)
+    problem = face_problem(fit, kept, blob, short, cfg, max_side)
     if problem:
         return
-    region.pips, region.single, region.problem = kept, fit, ""
-    region.clean = blob.aspect <= 1.0 + cfg.max_side_ratio + 0.06 and blob.fill >= region.min_fill
+    region.pips, region.single, region.problem, region.max_side = kept, fit, "", max_side
+    region.clean = blob.aspect <= 1.0 + region.max_side + 0.06 and blob.fill >= region.min_fill
 
 
 def cut_region(region: Region, square: np.ndarray, cfg: DiceReaderConfig, min_fill: float = 0.7) -> Region:
@@ -195,14 +207,15 @@ def round_pips(pips: Pips, roundness: float = 0.5, max_area: float = np.inf) -> 
     return pips.subset(round_ & (pips.areas >= 0.4 * reference) & (pips.areas <= 2.6 * reference))
 
 
-def face_problem(fit: FaceFit, pips: Pips, blob: Blob, short: float, cfg: DiceReaderConfig) -> str:
-    """Why a fitted face is not a believable die face ('' when it is)."""
+def face_problem(fit: FaceFit, pips: Pips, blob: Blob, short: float, cfg: DiceReaderConfig, max_side: float) -> str:
+    """Why a fitted face is not a believable die face ('' when it is); ``max_side``: the widest side face a flat
+    die shows there (:attr:`Region.max_side`), which moves the body's centre off the face's by half its width."""
     uneven = uneven_pips(pips)
     if uneven:
         return uneven
     body_centre = np.asarray(blob.rect[0])
     offset = float(np.linalg.norm(np.asarray(fit.centre) - body_centre)) / short
-    if offset > 0.12 + cfg.max_side_ratio / 2:
+    if offset > 0.12 + max_side / 2:
         return f"pips centred {offset:.0%} of an edge off the body's centre"
     if fit.face > 1:
         ratio = fit.spacing / short

@@ -171,7 +171,9 @@ def _beyond(aligned: np.ndarray, box: tuple[int, int, int, int], edge: float) ->
     camera's axis (at most about 0.2 of an edge wide). A die leaning on an edge shows a side face
     0.4 to 0.65 of an edge wide, lit less than the top but more than the table: a second falling
     step that far out; a die beneath another shows its own side further out. Steps from 0.25 to
-    0.75 of an edge beyond each side count, measured over the middle 70 % of the side's length.
+    0.75 of an edge beyond each side count, measured over the middle 70 % of the side's length. A fall
+    the brightness rises back from within 0.12 of an edge (by 60 % of the fall or more) is a thin dark
+    line on the table (the arena's rail line, a seam of the cloth), not a side face's edge: it does not count.
     """
     left, top, right, bottom = box
     gx = cv2.Sobel(aligned, cv2.CV_32F, 1, 0, ksize=3)
@@ -180,16 +182,24 @@ def _beyond(aligned: np.ndarray, box: tuple[int, int, int, int], edge: float) ->
     inset_x, inset_y = round(0.15 * (right - left)), round(0.15 * (bottom - top))
     rows, cols = slice(top + inset_y, bottom - inset_y + 1), slice(left + inset_x, right - inset_x + 1)
     near, far = round(0.25 * edge), round(0.75 * edge)
+    line = max(2, round(0.12 * edge))
+    along_x, along_y = gx[rows], gy[:, cols].T  # gradient across the left and right sides, the top and bottom
     worst = [0.0, 0.0, 0.0, 0.0]
-    # (profile of outward falling steps along the outward axis, index of the side, outward direction)
-    for k, (profile, at, step) in enumerate(((np.maximum(gx[rows], 0).sum(axis=0), left, -1),
-                              (np.maximum(-gx[rows], 0).sum(axis=0), right, 1),
-                              (np.maximum(gy[:, cols], 0).sum(axis=1), top, -1),
-                              (np.maximum(-gy[:, cols], 0).sum(axis=1), bottom, 1))):
-        own = float(profile[max(at - 1, 0):min(at + 2, size)].max())
+    for k, (at, step) in enumerate(((left, -1), (right, 1), (top, -1), (bottom, 1))):  # side, outward direction
+        gradient = along_x if k < 2 else along_y
+        # profiles along the outward axis of the brightness' falls and rises going outward, summed along the side
+        fall = np.maximum(-step * gradient, 0).sum(axis=0)
+        rise = np.maximum(step * gradient, 0).sum(axis=0)
+        own = float(fall[max(at - 1, 0):min(at + 2, size)].max())
         lo, hi = sorted((at + step * near, at + step * far))
         lo, hi = max(lo, 0), min(hi, size - 1)
         if hi <= lo or own <= 0:
             continue
-        worst[k] = float(profile[lo:hi + 1].max()) / own
+        counted = fall[lo:hi + 1].copy()
+        for i, position in enumerate(range(lo, hi + 1)):
+            ahead = sorted((position + step, position + step * line))
+            back = rise[max(ahead[0], 0):min(ahead[1], size - 1) + 1]
+            if len(back) and float(back.max()) >= 0.6 * counted[i]:
+                counted[i] = 0.0
+        worst[k] = float(counted.max()) / own
     return worst

@@ -11,6 +11,7 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_faults import glare_area, motion_problem, tilt_problem
+from vision.dice_perspective import side_allowance
 from vision.dice_pips import FaceFit, Pips, fit_face
 from vision.dice_region import die_read, uneven_pips
 from vision.dice_segment import row_ends
@@ -60,7 +61,9 @@ def touching_verdict(region: Region, die_area: float, k: int, cfg: DiceReaderCon
             aspect = max(rect[1]) / max(min(rect[1]), 1.0)
             # a leaning die with 4-6 pips shows its tilt in the pip grid (squareness, checked above); a split
             # part's outline is ragged at the seam, so its length is a looser guide there
-            if aspect > 1.0 + cfg.max_side_ratio + (0.1 if fit.face <= 3 else 0.2):
+            max_side = (cfg.max_side_ratio if region.frame is None
+                        else side_allowance(rect[0], fit.centre, min(rect[1]), region.frame.shape, cfg))
+            if aspect > 1.0 + max_side + (0.1 if fit.face <= 3 else 0.2):
                 tilted = tilted or f"body {aspect:.2f} times longer than wide"
         if tilted:
             return Verdict(decline=Decline.COCKED, detail=f"die at {xy(rect[0])}: {tilted}")

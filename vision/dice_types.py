@@ -37,6 +37,11 @@ class DiceReaderConfig:
     max_side_ratio: float = 0.12
     """Widest side face a flat die shows, as a share of its edge: 0.12 for a camera above the table,
     about 0.4 for an oblique webcam. A wider body is a die not flat on a face (cocked)."""
+    camera_height_edges: float | None = None
+    """Height of a camera looking straight down over the image centre, in die edges (its height over the
+    table in mm over the die's edge in mm): a flat die far from the centre shows a side face up to
+    ``r / camera_height_edges`` of its edge wide at ``r`` edges off the centre (:mod:`vision.dice_perspective`),
+    which may be more than ``max_side_ratio``. ``None``: ``max_side_ratio`` everywhere."""
     min_pip_roundness: float = 0.5
     """Least minor/major axis ratio of an up-face pip; side-face pips seen at a slant are flatter."""
     pip_spread: tuple[float, float] = (0.17, 0.4)
@@ -59,6 +64,8 @@ class DiceReaderConfig:
             raise ValueError(f"style must be 'auto', 'opaque' or 'translucent', got {self.style!r}")
         if self.arena is not None and len(self.arena) < 3:
             raise ValueError(f"arena polygon needs at least 3 corners, got {len(self.arena)}")
+        if self.camera_height_edges is not None and not self.camera_height_edges > 2.0:
+            raise ValueError(f"camera_height_edges must be above 2 die edges or None, got {self.camera_height_edges}")
         if self.die_edge_px is not None and not 4 <= self.die_edge_px[0] <= self.die_edge_px[1]:
             raise ValueError(f"die_edge_px must be (min, max) with 4 <= min <= max, got {self.die_edge_px}")
 
@@ -147,6 +154,9 @@ class Region:
     """Read as one die with a square body and no problem."""
     frame: np.ndarray | None = None
     """The whole frame (BGR), for looking around the body."""
+    max_side: float = 0.12
+    """Widest side face a flat die shows where the body lies, as a share of its edge
+    (:func:`vision.dice_perspective.side_allowance`)."""
     min_fill: float = 0.7
     """Least share of its bounding rectangle a clean die's body fills (see :func:`vision.dice_grouping.cover_verdict`)."""
 

@@ -24,6 +24,7 @@ from vision.dice_faults import (
     stands_out,
     tilt_problem,
 )
+from vision.dice_perspective import perspective_slivers
 from vision.dice_region import die_read
 from vision.dice_touching import touching_verdict
 from vision.dice_types import DiceReaderConfig, Region, Verdict, median_pip_area, mid, xy
@@ -36,14 +37,20 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
     # a pip's area: the round pips' own, else from the die's size (a pip is 15-19 % of the edge across)
     pip_area = mid(pips.areas) if len(pips) else 0.02 * (die_area or blob.area)
     overlapping = ratio is not None and 1.2 <= ratio < 1.7 and blob.fill < 0.8 and len(pips) > 0
-    side_limit = 1.0 + cfg.max_side_ratio + 0.06
+    side_limit = 1.0 + region.max_side + 0.06
     # one die: a face read, a square body, and the area of one die (or, size unknown, a well-filled body)
     single_ok = (region.single is not None and region.clean and blob.aspect <= side_limit
-                 and (0.6 <= ratio <= 1.15 + cfg.max_side_ratio / 2 if ratio is not None else blob.fill >= 0.8))
+                 and (0.6 <= ratio <= 1.15 + region.max_side / 2 if ratio is not None else blob.fill >= 0.8))
     if cfg.max_side_ratio < 0.25 and not overlapping:
         # a die leaning on an edge (24 degrees or more) shows a side face a third of its edge wide, so its body
         # is not square: squashed pips beside a square body of one die are a flat die's narrow side face
-        side = "" if single_ok else leaning_side_face(region.all_found, pip_area)
+        if single_ok:
+            side = ""
+        else:  # less the slivers of flat dice's side faces seen at the perspective's slant
+            edge = float(np.sqrt(die_area or blob.area))
+            spots = region.all_found
+            side = leaning_side_face(spots.subset(~perspective_slivers(spots, pip_area, edge, region.frame.shape, cfg)),
+                                     pip_area) if region.frame is not None else leaning_side_face(spots, pip_area)
         if side:
             return Verdict(decline=Decline.COCKED, detail=f"die body at {where}: {side}")
         smear = smeared_pips(region.found, pip_area)

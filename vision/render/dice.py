@@ -33,6 +33,9 @@ from vision.render.nuisance import Nuisance, add_glare, apply_nuisance, map_poin
 DieKind = Literal["opaque-white", "translucent-red"]
 PipShape = Literal["round", "square-ish"]
 Pose = Literal["flat", "cocked", "stacked"]
+
+OVERHEAD_CAMERA_MM = 900.0
+"""Height over the table of the camera looking straight down over the image centre (a scene's default camera)."""
 FAULTS = ("cocked", "stacked", "outside-arena", "motion", "glare", "wrong-count")
 
 #: pip centres of each face on the 3 x 3 grid, in units of the pip spacing (x right, y down)
@@ -170,7 +173,8 @@ class DiceScene:
     light_direction_deg: float = 135.0
     light_elevation_deg: float = 55.0
     camera_mm: tuple[float, float, float] | None = None
-    """Camera centre (x, y) over the table and its height, mm; ``None``: above the image centre, 900 mm up."""
+    """Camera centre (x, y) over the table and its height, mm; ``None``: above the image centre,
+    :data:`OVERHEAD_CAMERA_MM` up."""
     expected_dice: int | None = None
     """Dice the game throws (``None``: as many as drawn)."""
     target: object | None = None
@@ -228,6 +232,8 @@ class DiceTruth:
     style: DieStyle = field(default_factory=DieStyle)
     target_corners_px: np.ndarray | None = field(default=None, repr=False)
     """True ArUco marker corners (N, 4, 2) in image px, when the scene has a target."""
+    overhead_camera_mm: float | None = None
+    """Height over the table of a camera looking straight down over the image centre; ``None`` for another camera."""
 
     @property
     def faces(self) -> tuple[int, ...]:
@@ -441,7 +447,7 @@ def _light_vector(scene: DiceScene) -> np.ndarray:
 
 def _camera(scene: DiceScene, size: tuple[int, int]) -> np.ndarray:
     if scene.camera_mm is None:
-        return np.array([size[0] / 2.0, size[1] / 2.0, 900.0 * scene.px_per_mm])
+        return np.array([size[0] / 2.0, size[1] / 2.0, OVERHEAD_CAMERA_MM * scene.px_per_mm])
     return np.asarray(scene.camera_mm, float) * scene.px_per_mm
 
 
@@ -605,7 +611,7 @@ def render_dice(scene: DiceScene, nuisance: Nuisance, rng: np.random.Generator,
         px_per_mm=scene.px_per_mm, edge_mm=scene.style.edge_mm,
         pip_diameter_mm=scene.style.edge_mm * scene.style.pip_ratio,
         arena_px=tuple((float(x), float(y)) for x, y in arena_px), homography=homography, style=scene.style,
-        target_corners_px=target_img)
+        target_corners_px=target_img, overhead_camera_mm=OVERHEAD_CAMERA_MM if scene.camera_mm is None else None)
     return image, truth
 
 
