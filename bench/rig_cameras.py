@@ -41,7 +41,19 @@ def open_dice_table(equipment: DiceTableEquipment, state_file: Path) -> CameraDi
                                              target_marker_mm=connection.target_marker_mm)
     else:
         camera = _real_camera(connection)
-    return _dice_reading(camera, equipment, equipment.options.dice_per_throw)
+    return _dice_reading(camera, equipment, equipment.options.dice_per_throw, _height_in_edges(equipment))
+
+
+def _height_in_edges(equipment: DiceTableEquipment) -> float | None:
+    """The camera's height over the table in die edges (:attr:`vision.dice.DiceReaderConfig.camera_height_edges`):
+    the connection's ``camera_height_mm`` over the die's edge (the simulated dice's, else the middle of the game's
+    allowed range); ``None`` when the height is not given."""
+    height = equipment.camera.camera_height_mm
+    if height is None:
+        return None
+    low, high = equipment.options.edge_limits_mm
+    simulated = equipment.simulator.edge_mm if equipment.simulator is not None else None
+    return height / (simulated or (low + high) / 2)
 
 
 def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> CameraDiceTable:
@@ -60,14 +72,14 @@ def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> C
 
 
 def _dice_reading(camera: Camera, equipment: DiceTableEquipment | CussecDomeEquipment,
-                  expected_dice: int) -> CameraDiceTable:
-    """``camera`` with the reader of ``expected_dice`` dice per frame, voting over the connection's frames,
-    under the equipment's identity."""
+                  expected_dice: int, camera_height_edges: float | None = None) -> CameraDiceTable:
+    """``camera`` with the reader of ``expected_dice`` dice per frame (told the camera's height in die edges when
+    known), voting over the connection's frames, under the equipment's identity."""
     identity = equipment.identity
     return CameraDiceTable(
         camera,
         DeviceIdentity(identity.manufacturer, identity.model, identity.serial, identity.firmware or ""),
-        DiceReaderConfig(expected_dice=expected_dice),
+        DiceReaderConfig(expected_dice=expected_dice, camera_height_edges=camera_height_edges),
         votes=equipment.camera.votes,
     )
 
