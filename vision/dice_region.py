@@ -69,7 +69,7 @@ def prepare_region(image: np.ndarray, seg: Segmentation, blob: Blob, cfg: DiceRe
         pips = pips.subset(depth[pixel(pips.centres, (x0, y0), body.shape)] >= (0.06 if translucent else 0.03))
     deep = found.subset(depth[pixel(found.centres, (x0, y0), body.shape)] >= 0.06)
     region = Region(blob=blob, patch=patch, body=body, origin=(x0, y0), translucent=translucent, found=deep,
-                     pips=pips, candidates=candidates, all_found=found, light=light, frame=image)
+                     pips=pips, candidates=candidates, all_found=found, light=light, frame=image, arena=cfg.arena)
     read_single(region, cfg)
     return region
 
@@ -183,7 +183,7 @@ def cut_region(region: Region, square: np.ndarray, cfg: DiceReaderConfig, min_fi
     def keep(p: Pips) -> Pips:
         return p.subset(square[pixel(p.centres, region.origin, body.shape)] > 0) if len(p) else p
 
-    shared = {k: v for k, v in region.cache.items() if k in ("tensor", "white")}  # of the patch, not the body
+    shared = {k: v for k, v in region.cache.items() if k in ("tensor", "white", "arena_band")}  # of the patch, not the body
     cut = dataclasses.replace(region, blob=blob, body=inside, found=keep(region.found), pips=keep(region.pips),
                               candidates=keep(region.candidates), all_found=keep(region.all_found), cache=shared,
                               min_fill=min_fill)

@@ -154,6 +154,8 @@ class Region:
     """Read as one die with a square body and no problem."""
     frame: np.ndarray | None = None
     """The whole frame (BGR), for looking around the body."""
+    arena: tuple[tuple[float, float], ...] | None = None
+    """The arena polygon (frame px) when configured: its line is drawn on the table."""
     max_side: float = 0.12
     """Widest side face a flat die shows where the body lies, as a share of its edge
     (:func:`vision.dice_perspective.side_allowance`)."""
