@@ -25,10 +25,11 @@ PERSPECTIVE_MARGIN = 0.04
 """Share of an edge the outline of a flat die's body may stray beyond its up face and perspective strip."""
 
 
-def perspective_side(point_px: tuple[float, float], edge_px: float, image_shape: tuple[int, ...],
+def perspective_side(point_px: tuple[float, float], edge_px: float, image_shape: tuple[int, ...] | None,
                      cfg: DiceReaderConfig) -> float:
-    """Width, as a share of its edge, of the side face a flat die at ``point_px`` shows (0 when not known)."""
-    if cfg.camera_height_edges is None or edge_px <= 0:
+    """Width, as a share of its edge, of the side face a flat die at ``point_px`` shows (0 when not known: no
+    camera height, or no frame shape)."""
+    if cfg.camera_height_edges is None or image_shape is None or edge_px <= 0:
         return 0.0
     height, width = image_shape[:2]
     off_axis = float(np.hypot(point_px[0] - width / 2.0, point_px[1] - height / 2.0)) / edge_px
@@ -36,7 +37,7 @@ def perspective_side(point_px: tuple[float, float], edge_px: float, image_shape:
 
 
 def side_allowance(body_centre: tuple[float, float], face_centre: tuple[float, float] | None, edge_px: float,
-                   image_shape: tuple[int, ...], cfg: DiceReaderConfig) -> float:
+                   image_shape: tuple[int, ...] | None, cfg: DiceReaderConfig) -> float:
     """Widest side face, as a share of its edge, the die whose up face is centred at ``face_centre`` and whose
     body (up face and side faces) is centred at ``body_centre`` may show flat: ``max_side_ratio``, or the
     perspective strip there and a margin (see the module's docstring) when the body reaches beyond the face
@@ -46,7 +47,7 @@ def side_allowance(body_centre: tuple[float, float], face_centre: tuple[float, f
     centre under a camera 64 edges up), which the perspective does not explain; ``face_centre`` ``None``:
     ``max_side_ratio``."""
     strip = perspective_side(body_centre, edge_px, image_shape, cfg)
-    if strip <= 0 or face_centre is None:
+    if strip <= 0 or face_centre is None or image_shape is None:
         return cfg.max_side_ratio
     height, width = image_shape[:2]
     towards = np.array([width / 2.0 - body_centre[0], height / 2.0 - body_centre[1]])
@@ -57,10 +58,10 @@ def side_allowance(body_centre: tuple[float, float], face_centre: tuple[float, f
     return max(cfg.max_side_ratio, strip + PERSPECTIVE_MARGIN)
 
 
-def perspective_slivers(spots: Pips, pip_area: float, edge_px: float, image_shape: tuple[int, ...],
+def perspective_slivers(spots: Pips, pip_area: float, edge_px: float, image_shape: tuple[int, ...] | None,
                         cfg: DiceReaderConfig) -> np.ndarray:
     """Which ``spots`` may be pips of a flat die's perspective strip (bool per spot; all False when the camera's
-    height is not known).
+    height or the frame's shape is not known).
 
     A pip on the strip a flat die shows towards the image centre (``s`` of an edge wide, see the module's
     docstring) is foreshortened across the radial direction to ``s`` of its area: its long axis lies across
@@ -68,7 +69,7 @@ def perspective_slivers(spots: Pips, pip_area: float, edge_px: float, image_shap
     A leaning die's side face is 0.4 of an edge wide or more, its pips 0.4 of a pip's area or more.
     """
     sliver = np.zeros(len(spots), bool)
-    if cfg.camera_height_edges is None or len(spots) == 0 or edge_px <= 0:
+    if cfg.camera_height_edges is None or image_shape is None or len(spots) == 0 or edge_px <= 0:
         return sliver
     height, width = image_shape[:2]
     offset = spots.centres - np.array([width / 2.0, height / 2.0])

@@ -132,9 +132,7 @@ def read_single(region: Region, cfg: DiceReaderConfig) -> None:
 def allowance(region: Region, fit: FaceFit, cfg: DiceReaderConfig) -> float:
     """The widest side face the region's die shows flat, its up face read as ``fit``
     (:func:`vision.dice_perspective.side_allowance`; ``max_side_ratio`` without the frame)."""
-    if region.frame is None:
-        return cfg.max_side_ratio
-    return side_allowance(region.blob.rect[0], fit.centre, min(region.blob.rect[1]), region.frame.shape, cfg)
+    return side_allowance(region.blob.rect[0], fit.centre, min(region.blob.rect[1]), region.frame_shape, cfg)
 
 
 def without_side_pips(region: Region, cfg: DiceReaderConfig) -> None:

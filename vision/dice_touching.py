@@ -61,8 +61,7 @@ def touching_verdict(region: Region, die_area: float, k: int, cfg: DiceReaderCon
             aspect = max(rect[1]) / max(min(rect[1]), 1.0)
             # a leaning die with 4-6 pips shows its tilt in the pip grid (squareness, checked above); a split
             # part's outline is ragged at the seam, so its length is a looser guide there
-            max_side = (cfg.max_side_ratio if region.frame is None
-                        else side_allowance(rect[0], fit.centre, min(rect[1]), region.frame.shape, cfg))
+            max_side = side_allowance(rect[0], fit.centre, min(rect[1]), region.frame_shape, cfg)
             if aspect > 1.0 + max_side + (0.1 if fit.face <= 3 else 0.2):
                 tilted = tilted or f"body {aspect:.2f} times longer than wide"
         if tilted:

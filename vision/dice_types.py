@@ -162,6 +162,11 @@ class Region:
     min_fill: float = 0.7
     """Least share of its bounding rectangle a clean die's body fills (see :func:`vision.dice_grouping.cover_verdict`)."""
 
+    @property
+    def frame_shape(self) -> tuple[int, ...] | None:
+        """The whole frame's shape, ``None`` when the frame is not known."""
+        return None if self.frame is None else self.frame.shape
+
 
 def mid(values: object) -> float:
     """Median of a short sequence (numpy's median is slow on a handful of values)."""

@@ -44,13 +44,11 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
     if cfg.max_side_ratio < 0.25 and not overlapping:
         # a die leaning on an edge (24 degrees or more) shows a side face a third of its edge wide, so its body
         # is not square: squashed pips beside a square body of one die are a flat die's narrow side face
-        if single_ok:
-            side = ""
-        else:  # less the slivers of flat dice's side faces seen at the perspective's slant
-            edge = float(np.sqrt(die_area or blob.area))
+        side = ""
+        if not single_ok:  # less the slivers of flat dice's side faces seen at the perspective's slant
             spots = region.all_found
-            side = leaning_side_face(spots.subset(~perspective_slivers(spots, pip_area, edge, region.frame.shape, cfg)),
-                                     pip_area) if region.frame is not None else leaning_side_face(spots, pip_area)
+            slivers = perspective_slivers(spots, pip_area, float(np.sqrt(die_area or blob.area)), region.frame_shape, cfg)
+            side = leaning_side_face(spots.subset(~slivers), pip_area)
         if side:
             return Verdict(decline=Decline.COCKED, detail=f"die body at {where}: {side}")
         smear = smeared_pips(region.found, pip_area)
