@@ -19,8 +19,8 @@ from vision.dice_types import DiceReaderConfig, Region, mid, pixel
 def motion_problem(region: Region, limit: float, body: np.ndarray | None = None) -> str | None:
     """Anisotropy of the gradients over the die (structure tensor): a moving die is smeared along one axis.
 
-    The arena's line, a straight dark line on the table, is anisotropic wherever it crosses a body: within
-    4 px of it the gradients are left out (unless that leaves under half of the body's neighbourhood).
+    The arena's line, a straight dark line on the table, is anisotropic wherever it crosses a body: its band
+    (:meth:`Region.arena_band`) is left out, unless that leaves under half of the body's neighbourhood.
     """
     body = region.body if body is None else body
     tensor = region.cache.get("tensor")
@@ -30,12 +30,8 @@ def motion_problem(region: Region, limit: float, body: np.ndarray | None = None)
         gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
         tensor = region.cache["tensor"] = cv2.merge([gx * gx, gy * gy, gx * gy])
     near = cv2.dilate(body, np.ones((5, 5), np.uint8))
-    if region.arena is not None:
-        line = region.cache.get("arena_band")
-        if line is None:  # the arena's line in the patch, 9 px wide
-            corners = np.round((np.asarray(region.arena, np.float64) - region.origin) * 16).astype(np.int32)
-            line = region.cache["arena_band"] = cv2.polylines(np.zeros(body.shape, np.uint8), [corners], True, 1, 9,
-                                                              lineType=cv2.LINE_8, shift=4)
+    line = region.arena_band()
+    if line is not None:
         off_line = cv2.subtract(near, line)
         if cv2.countNonZero(off_line) >= 0.5 * cv2.countNonZero(near):
             near = off_line

@@ -183,9 +183,9 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
                 and area < (2.5 if table_hued else 0.5) * die_area):
             continue  # beside white dice, table in shade: no lighter than the table around the body, nearer its hue
         soft = not region.translucent and whiter < 40.0 and area < (1.5 if table_hued else 0.75) * die_area
-        if soft and fades_out(region, part, dice, die_area, cfg.arena):
+        if soft and fades_out(region, part, dice, die_area):
             continue  # a lit patch of table beside white dice, its outline soft all along
-        if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white, cfg.arena):
+        if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white):
             return False
         glare += area
     return glare < halo_limit(cfg) * die_area
@@ -221,7 +221,7 @@ def beyond_arena(region: Region, part: np.ndarray, arena: Sequence[tuple[float, 
 
 
 def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float, white: np.ndarray,
-                  table_white: float, dice_white: float, arena: Sequence[tuple[float, float]] | None = None) -> bool:
+                  table_white: float, dice_white: float) -> bool:
     """Whether ``part`` (uint8 mask beside the dice ``dice``) is a glare halo on the table.
 
     Glare adds white light that fades out from a core: the part's least channel (smoothed) is on
@@ -237,15 +237,13 @@ def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: 
         return False
     if region.translucent:  # glare is white, a red die red to its corners even when glare washes its face
         return reddish_share(region.patch, part) < 0.03
-    return fades_out(region, part, dice, die_area, arena)
+    return fades_out(region, part, dice, die_area)
 
 
-def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float,
-              arena: Sequence[tuple[float, float]] | None = None) -> bool:
+def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: float) -> bool:
     """Whether the body's outline along ``part`` is soft everywhere: over every stretch of 0.4 of an edge
-    the mean gradient is at most 0.65 of the mean along the dice ``dice``. Outline points on the
-    ``arena``'s boundary (within 3 px, :func:`on_arena_line`) count as soft: the rail's edge is sharp
-    but no die's.
+    the mean gradient is at most 0.65 of the mean along the dice ``dice``. Outline points in the
+    band of the arena's line (:func:`on_arena_line`) count as soft: the rail's edge is sharp but no die's.
 
     A die, or the part of one left uncovered by another, keeps a die's edge along some stretch, about
     as strong as the dice's (a die washed by glare keeps its outline); a glare halo or a lit patch of
@@ -254,11 +252,7 @@ def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: floa
     points, strength, near = outline_strength(region, dice)
     by_part = cv2.dilate(part, np.ones((5, 5), np.uint8))[points[:, 1], points[:, 0]] > 0
     off = by_part & ~near
-    if arena is not None:  # the arena's rail is a sharp edge of its own, no die's
-        rail = region.cache.get("arena_line")
-        if rail is None:  # the body's outline meets the arena's line where it does, whatever part is judged
-            rail = region.cache["arena_line"] = on_arena_line(region, points, arena)
-        strength = np.where(rail, 0.0, strength)
+    strength = np.where(on_arena_line(region, points), 0.0, strength)  # the rail's edge: sharp, but no die's
     window = max(4, round(0.4 * float(np.sqrt(die_area))))
     if near.sum() < 8 or off.sum() < window:
         return False
@@ -270,12 +264,12 @@ def fades_out(region: Region, part: np.ndarray, dice: np.ndarray, die_area: floa
     return bool(full.any()) and float(sums[full].max()) / window <= 0.65 * own
 
 
-def on_arena_line(region: Region, points: np.ndarray, arena: Sequence[tuple[float, float]]) -> np.ndarray:
-    """Which outline ``points`` (N, 2, patch px) lie within 3 px of the arena's boundary (its rail's edge)."""
-    polygon = np.asarray(arena, np.float32).reshape(-1, 1, 2)
-    x0, y0 = region.origin
-    return np.array([abs(cv2.pointPolygonTest(polygon, (float(x + x0), float(y + y0)), True)) <= 3.0
-                     for x, y in points], bool)
+def on_arena_line(region: Region, points: np.ndarray) -> np.ndarray:
+    """Which outline ``points`` (N, 2, patch px) lie in the arena line's band (:meth:`Region.arena_band`)."""
+    band = region.arena_band()
+    if band is None:
+        return np.zeros(len(points), bool)
+    return band[points[:, 1], points[:, 0]] > 0
 
 
 def outline_strength(region: Region, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
