@@ -463,6 +463,44 @@ def test_a_lit_patch_of_table_ending_at_the_arena_s_rail_line_is_no_die(
     assert not without.accepted
 
 
+@pytest.mark.parametrize(("seed", "index"), [(20240611, 692), (20240611, 991), (20240611, 1319), (777, 898)])
+def test_a_large_lit_patch_of_table_with_a_soft_outline_is_no_die_when_the_count_is_known(seed: int, index: int) -> None:
+    """Touching white dice whose body took in a lit stretch of table 1.3-3.8 dice large, its outline fading out
+    all along (:func:`vision.dice_halo.rest_is_no_die`): with the game's count known, a die lost in such a patch
+    would leave the frame a die short, so the patch is set aside and the dice are read; with the count unknown
+    a patch over 3/4 of a die (1.5 of the table's hue) could hide a die and the frame is declined."""
+    image, truth = _clean_frame(seed, index)
+    config = _config(truth)
+    assert config.expected_dice == len(truth.dice)
+    result = read_dice(image, config)
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+    assert not read_dice(image, dataclasses.replace(config, expected_dice=None)).accepted
+
+
+@pytest.mark.parametrize(("seed", "index"), [(20240611, 959), (777, 626)])
+def test_a_glare_spot_on_the_table_crossed_by_the_arena_s_line_is_no_die(seed: int, index: int) -> None:
+    """A glare spot on grey table, 1.3-2 dice large, its outline soft all round, holding one speck (the arena's
+    line where it crosses the spot) but no pip: no die (:func:`vision.dice_verdict.body_verdict`), and the frame
+    is read (declined as glare on a die when only a body without any spot could be a glare spot)."""
+    image, truth = _clean_frame(seed, index)
+    assert max(die.glare_weight for die in truth.dice) < 0.01  # the glare is on the table, not on a die
+    result = read_dice(image, _config(truth))
+    assert result.accepted, result.detail
+    assert result.faces == truth.faces
+
+
+def test_a_glare_halo_on_red_felt_is_cut_off_a_red_die(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A red die on red felt joined to a glare halo 0.6 of a die large: the halo's rim is as red in hue as the
+    die but darker (red 96-113 on felt of median red 74), so it holds no red die's pixel
+    (:func:`vision.dice_faults.die_red_floor`), the halo is cut off and the die is read; counting any red
+    pixel as the die's, the body is declined as one die on another."""
+    import vision.dice_halo
+
+    _, without = _read_right_then_without(777, 1887, monkeypatch, vision.dice_halo, "die_red_floor", lambda region: 0.0)
+    assert without.decline == Decline.STACKED
+
+
 def test_dice_joined_through_their_shadows_by_a_large_stretch_of_lit_table_are_read() -> None:
     """Four white dice joined into one body by their shadows and by a stretch of lit felt between them,
     three quarters of a die large: the felt is far more tinted than the dice and of the table's hue, so
@@ -613,7 +651,7 @@ def test_a_die_joined_to_the_lit_surround_beyond_the_arena_is_read_without_it(mo
     body as a whole looks smeared, but read die by die the part beyond the arena is no die
     (:func:`vision.dice_halo.beyond_arena`) and each die is sharp in its own square. The desk is made a
     neutral grey (each pixel's mean of its channels, left of the arena's line), so that its hue does not
-    already tell it for table."""
+    already tell it for table, and the game's count is not given, so that its soft outline does not either."""
     import vision.dice_halo
 
     image, truth = _clean_frame(20240611, 883)
@@ -621,11 +659,12 @@ def test_a_die_joined_to_the_lit_surround_beyond_the_arena_is_read_without_it(mo
     image = image.copy()
     desk = image[:, :15].astype(np.float32)
     image[:, :15] = np.repeat(desk.mean(axis=2, keepdims=True), 3, axis=2).astype(np.uint8)
-    result = read_dice(image, _config(truth))
+    config = dataclasses.replace(_config(truth), expected_dice=None)
+    result = read_dice(image, config)
     assert result.accepted, result.detail
     assert result.faces == truth.faces
     monkeypatch.setattr(vision.dice_halo, "beyond_arena", lambda *args: False)
-    assert read_dice(image, _config(truth)).decline == Decline.MOTION
+    assert read_dice(image, config).decline == Decline.MOTION
 
 
 def test_a_glare_halo_larger_than_two_dice_is_cut_off_only_when_the_count_of_dice_is_known() -> None:

@@ -100,11 +100,22 @@ def chroma(bgr: np.ndarray) -> float:
     return float((bgr.max() - bgr.min()) / max(float(bgr.max()), 1.0))
 
 
-def reddish_share(patch: np.ndarray, part: np.ndarray) -> float:
-    """Share of the pixels of ``part`` (uint8 mask) that are a red die's red (red at least 1.8 times blue and green)."""
+def reddish_share(patch: np.ndarray, part: np.ndarray, floor: float = 0.0) -> float:
+    """Share of the pixels of ``part`` (uint8 mask) that are a red die's red (red at least 1.8 times blue and green,
+    and at least ``floor``)."""
     blue, green, red = cv2.split(patch)
     reddish = cv2.compare(red.astype(np.float32), 1.8 * cv2.max(blue, green).astype(np.float32), cv2.CMP_GE)
+    if floor > 0.0:
+        reddish = cv2.bitwise_and(reddish, cv2.compare(red, floor, cv2.CMP_GE))
     return cv2.countNonZero(cv2.bitwise_and(reddish, reddish, mask=part)) / max(cv2.countNonZero(part), 1)
+
+
+def die_red_floor(region: Region) -> float:
+    """The least red of a red die's face beside this body: 120, and 1.5 times the table's median red around the
+    body (red felt is as red in hue as a die, but darker; a glare halo on it reddens towards its rim)."""
+    ring = cv2.subtract(cv2.dilate(region.body, np.ones((7, 7), np.uint8)), region.body)
+    table_red = region.patch[..., 2][ring > 0]
+    return max(120.0, 1.5 * float(np.median(table_red))) if len(table_red) else 120.0
 
 
 def red_die_near(region: Region, edge: float) -> bool:

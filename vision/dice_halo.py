@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.dice_faults import chroma, glare_mask, reddish_share, whiteness
+from vision.dice_faults import chroma, die_red_floor, glare_mask, reddish_share, whiteness
 from vision.dice_pips import fit_face
 from vision.dice_region import cut_region
 from vision.dice_types import DiceReaderConfig, Region, median_pip_area, pixel
@@ -29,7 +29,8 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
     softer than the die's own edges (at most a quarter of their share of steps >= 20 grey levels
     per px; a tenth when the part is larger than a die); it must hold no spot of a fifth of a
     pip's size (a side face's or another die's pips; on a whitened halo only round pip-sized
-    ones count, its falloff makes crescents), and be less than :func:`halo_limit` dice. The cut region is then
+    ones count, its falloff makes crescents), and be less than :func:`halo_limit` dice; beside a red die it must
+    hold almost no red die's pixel (as in :func:`is_glare_halo`). The cut region is then
     judged by every check again. ``None`` when any of this does not hold.
     """
     pips = region.pips
@@ -62,7 +63,7 @@ def without_glare(region: Region, die_area: float | None, cfg: DiceReaderConfig)
     # what lies outside the die must be glare, not another die or a side face: mostly whitened, or with an
     # outline far softer than the die's own edges (a die's edge is a step, a glare halo fades out)
     glare_share = 0.0 if bright is None else cv2.countNonZero(cv2.bitwise_and(outside, bright)) / out_area
-    if region.translucent and reddish_share(region.patch, outside) >= 0.03:
+    if region.translucent and reddish_share(region.patch, outside, die_red_floor(region)) >= 0.03:
         return None  # glare is white: a red die washed by glare stays red at its corners, a halo on the table not
     if glare_share < 0.3 or out_area >= die_area:
         grey = cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
@@ -145,7 +146,8 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
     body and nearer its hue than the dice's (a white die's face, even shaded, is whiter than the
     table it stands on; a red die's face is never white, so this is not used beside red dice). Or,
     beside white dice, a lit patch of table (pale felt, a lit stretch): not 40 grey levels whiter
-    than the table, under 3/4 of a die (1.5 dice when of the table's hue), and the body's outline
+    than the table, under 3/4 of a die (1.5 dice when of the table's hue; :func:`halo_limit` dice when the
+    game's count is known, for a die lost in the patch leaves the frame a die short), and the body's outline
     along it fades out everywhere (:func:`fades_out`: a die's part keeps a die's edge along some
     stretch; the arena's rail line, sharp but no die's, does not count).
 
@@ -182,7 +184,9 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
         if (not region.translucent and whiter < 5.0 and to_table < to_dice
                 and area < (2.5 if table_hued else 0.5) * die_area):
             continue  # beside white dice, table in shade: no lighter than the table around the body, nearer its hue
-        soft = not region.translucent and whiter < 40.0 and area < (1.5 if table_hued else 0.75) * die_area
+        # a die lost in a larger patch would leave the frame a die short when the game's count is known
+        largest = (1.5 if table_hued else 0.75) if cfg.expected_dice is None else halo_limit(cfg)
+        soft = not region.translucent and whiter < 40.0 and area < largest * die_area
         if soft and fades_out(region, part, dice, die_area):
             continue  # a lit patch of table beside white dice, its outline soft all along
         if not is_glare_halo(region, part, dice, die_area, white, table_white, dice_white):
@@ -227,8 +231,8 @@ def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: 
     Glare adds white light that fades out from a core: the part's least channel (smoothed) is on
     average 15 grey levels above the table's around the body and peaks 25 above the dice's lit faces
     (their 90th percentile: a die smeared by motion is never whiter than a die at rest). On red
-    dice the part must hold almost no red pixel (under 3 %: red at least 1.8 times blue and green; a
-    red die washed by glare stays red at its corners). On white dice the body's outline along the
+    dice the part must hold almost no red die's pixel (under 3 %: red at least 1.8 times blue and green and as
+    bright as :func:`vision.dice_faults.die_red_floor`; a red die washed by glare stays red at its corners). On white dice the body's outline along the
     part must fade out everywhere (:func:`fades_out`).
     """
     if cv2.mean(white, part)[0] < table_white + 15.0:
@@ -236,7 +240,7 @@ def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: 
     if cv2.minMaxLoc(white, part)[1] < dice_white + 25.0:
         return False
     if region.translucent:  # glare is white, a red die red to its corners even when glare washes its face
-        return reddish_share(region.patch, part) < 0.03
+        return reddish_share(region.patch, part, die_red_floor(region)) < 0.03
     return fades_out(region, part, dice, die_area)
 
 

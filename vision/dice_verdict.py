@@ -60,12 +60,13 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
             and glare_area(region, median_pip_area(pips), cfg.glare_level) and sharp_outline(region) < 0.25
             and not red_die_near(region, float(np.sqrt(die_area)))):
         return Verdict()  # a glare spot on the table: under half a die, whitened, a soft outline, no face
+    if (len(pips) == 0 and die_area is not None and glare_area(region, 1.0, cfg.glare_level)
+            and sharp_outline(region) < 0.4 and not red_die_near(region, float(np.sqrt(die_area)))):
+        return Verdict()  # a glare spot on the table: whitened, a soft outline, no pip (specks or the arena's line
+        #                   aside), no red die's colour
     if len(region.found) == 0:
         inside = arena is not None and cv2.pointPolygonTest(arena, blob.centroid, True) > 0.5 * (
             np.sqrt(die_area or blob.area))
-        if (die_area is not None and glare_area(region, 1.0, cfg.glare_level) and sharp_outline(region) < 0.4
-                and not red_die_near(region, float(np.sqrt(die_area)))):
-            return Verdict()  # a glare spot on the table: whitened, a soft outline, no spot, no red die's colour
         if inside and ratio is not None and 0.6 <= ratio <= 1.6 and blob.fill >= 0.7 and stands_out(region):
             motion = motion_problem(region, cfg.motion_anisotropy)
             if motion is not None:  # a die's size well inside the arena, smeared along one direction: moving
