@@ -501,6 +501,23 @@ def test_a_glare_halo_on_red_felt_is_cut_off_a_red_die(monkeypatch: pytest.Monke
     assert without.decline == Decline.STACKED
 
 
+@pytest.mark.parametrize(("seed", "index"), [(777, 65), (777, 119)])
+def test_a_pip_washed_by_glare_is_declined_for_glare(seed: int, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Touching white dice, one pip of a part fainter than the others (contrast 0.49-0.51 among 0.65-0.71) and the
+    die whiter around it than around its other pips (:func:`vision.dice_faults.washed_pip`): glare washes the pip,
+    and the frame is declined for glare, the reason the scene has (a rendered glare spot on that die); without
+    that judgement it is declined as unreadable."""
+    import vision.dice_touching
+
+    image, truth = _clean_frame(seed, index)
+    assert truth.decline_tolerated
+    result = read_dice(image, _config(truth))
+    assert result.decline == Decline.GLARE, result.detail
+    assert "washes a pip" in result.detail
+    monkeypatch.setattr(vision.dice_touching, "washed_pip", lambda *args: False)
+    assert read_dice(image, _config(truth)).decline == Decline.UNREADABLE
+
+
 def test_dice_joined_through_their_shadows_by_a_large_stretch_of_lit_table_are_read() -> None:
     """Four white dice joined into one body by their shadows and by a stretch of lit felt between them,
     three quarters of a die large: the felt is far more tinted than the dice and of the table's hue, so

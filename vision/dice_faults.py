@@ -80,6 +80,18 @@ def glare_area(region: Region, pip_area: float, glare_level: float) -> float:
     return 0.0
 
 
+def washed_pip(region: Region, pips: Pips, glare_level: float) -> bool:
+    """Whether the faintest of a face's ``pips`` is washed by glare: the die's whiteness smoothed at a pip's size
+    (:func:`whiteness`) is higher there than at the other pips by ``glare_level / 3`` of the way to white (the
+    lit-pip rule of :func:`glare_area`). A pip faint in shade is darker around, not whiter."""
+    if len(pips) < 2:
+        return False
+    smooth, level = whiteness(region)
+    values = smooth[pixel(pips.centres, region.origin, region.body.shape)]
+    faintest = int(np.argmin(pips.contrast))
+    return bool(values[faintest] >= mid(np.delete(values, faintest)) + glare_level / 3.0 * (255.0 - level))
+
+
 def whiteness(region: Region) -> tuple[np.ndarray, float]:
     """The least of the three channels smoothed at about a pip's size, and its mean over the body (cached)."""
     cached = region.cache.get("glare")

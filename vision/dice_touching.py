@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_faults import glare_area, motion_problem, tilt_problem
+from vision.dice_faults import glare_area, motion_problem, tilt_problem, washed_pip
 from vision.dice_perspective import side_allowance
 from vision.dice_pips import FaceFit, Pips, fit_face
 from vision.dice_region import die_read, uneven_pips
@@ -71,6 +71,8 @@ def touching_verdict(region: Region, die_area: float, k: int, cfg: DiceReaderCon
             if glare:
                 return Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px hides pips "
                                 f"at {xy(blob.centroid)}")
+            if problem and problem == uneven_pips(part_pips) and washed_pip(region, part_pips, cfg.glare_level):
+                return Verdict(decline=Decline.GLARE, detail=f"glare washes a pip of the die at {xy(rect[0])}: {problem}")
             return Verdict(decline=Decline.UNREADABLE, detail=f"touching dice at {xy(blob.centroid)}: part "
                             f"{part + 1} of {k}: " + (problem or f"{len(part_pips)} spots on no canonical layout"))
         dice.append(die_read(fit, part_pips, min(rect[1])))
