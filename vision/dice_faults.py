@@ -125,8 +125,7 @@ def reddish_share(patch: np.ndarray, part: np.ndarray, floor: float = 0.0) -> fl
 def die_red_floor(region: Region) -> float:
     """The least red of a red die's face beside this body: 120, and 1.5 times the table's median red around the
     body (red felt is as red in hue as a die, but darker; a glare halo on it reddens towards its rim)."""
-    ring = cv2.subtract(cv2.dilate(region.body, np.ones((7, 7), np.uint8)), region.body)
-    table_red = region.patch[..., 2][ring > 0]
+    table_red = region.patch[..., 2][region.table_ring() > 0]
     return max(120.0, 1.5 * float(np.median(table_red))) if len(table_red) else 120.0
 
 
@@ -155,7 +154,7 @@ def stands_out(region: Region) -> bool:
     30 grey levels above it.
     """
     channel = region.patch[..., 2] if region.translucent else cv2.cvtColor(region.patch, cv2.COLOR_BGR2GRAY)
-    ring = cv2.subtract(cv2.dilate(region.body, np.ones((7, 7), np.uint8)), region.body)
+    ring = region.table_ring()
     if not ring.any():
         return False
     table = cv2.mean(channel, ring)[0]

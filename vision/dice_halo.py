@@ -156,7 +156,7 @@ def rest_is_no_die(region: Region, rest: np.ndarray, dice: np.ndarray, die_area:
     or a die washed by glare: the body is not read.
     """
     count, labels, stats, _ = cv2.connectedComponentsWithStats(rest)
-    ring = cv2.subtract(cv2.dilate(region.body, np.ones((7, 7), np.uint8)), region.body)
+    ring = region.table_ring()
     table = np.asarray(cv2.mean(region.patch, ring)[:3])
     colour = np.asarray(cv2.mean(region.patch, dice if region.light is None else dice & region.light)[:3])
     table_hue, dice_hue = table / max(float(table.sum()), 1.0), colour / max(float(colour.sum()), 1.0)
@@ -231,9 +231,9 @@ def is_glare_halo(region: Region, part: np.ndarray, dice: np.ndarray, die_area: 
     Glare adds white light that fades out from a core: the part's least channel (smoothed) is on
     average 15 grey levels above the table's around the body and peaks 25 above the dice's lit faces
     (their 90th percentile: a die smeared by motion is never whiter than a die at rest). On red
-    dice the part must hold almost no red die's pixel (under 3 %: red at least 1.8 times blue and green and as
-    bright as :func:`vision.dice_faults.die_red_floor`; a red die washed by glare stays red at its corners). On white dice the body's outline along the
-    part must fade out everywhere (:func:`fades_out`).
+    dice the part must hold almost no red die's pixel (under 3 %: red at least 1.8 times blue and green,
+    and as bright as :func:`vision.dice_faults.die_red_floor`; a red die washed by glare stays red at its
+    corners). On white dice the body's outline along the part must fade out everywhere (:func:`fades_out`).
     """
     if cv2.mean(white, part)[0] < table_white + 15.0:
         return False
