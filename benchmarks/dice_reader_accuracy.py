@@ -35,30 +35,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.dice import DiceRead, DiceReader, DiceReaderConfig
-from vision.render.dice import FAULTS, DiceTruth, DieStyle, random_dice_scene, render_dice
-from vision.render.nuisance import Nuisance
-
-STYLES = (("casino-red", DieStyle.casino_red()), ("opaque-white", DieStyle.opaque_white()),
-          ("real-photo", DieStyle.real_photo()))
+from vision.dice import DiceRead, DiceReader
+from vision.render.dice import FAULTS, DiceTruth
+from vision.render.dice_frames import STYLES, frame, reader_config
 
 
 def reader_for(truth: DiceTruth) -> DiceReader:
-    """The reader as the bench sets it up for a frame's table: dice per throw, arena, calibrated die size, and
-    the camera's mounting height over the table in die edges (the lab's camera height over the game's die edge)."""
-    edge = truth.edge_mm * truth.px_per_mm
-    height = None if truth.overhead_camera_mm is None else truth.overhead_camera_mm / truth.edge_mm
-    return DiceReader(DiceReaderConfig(expected_dice=truth.expected_dice, arena=truth.arena_px,
-                                       die_edge_px=(0.8 * edge, 1.2 * edge), camera_height_edges=height))
-
-
-def frame(rng: np.random.Generator, index: int, faults: tuple[str, ...] = ()) -> tuple[str, np.ndarray, DiceTruth]:
-    """One rendered frame: style name, image, truth."""
-    name, style = STYLES[index % len(STYLES)]
-    low = 2 if "stacked" in faults else 1
-    scene = random_dice_scene(rng, int(rng.integers(low, 6)), style, faults=faults)
-    image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
-    return name, image, truth
+    """The reader as the bench sets it up for a frame's table (:func:`vision.render.dice_frames.reader_config`)."""
+    return DiceReader(reader_config(truth))
 
 
 def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[DiceRead, float, float]:
@@ -77,7 +61,7 @@ def clean_frames(n: int, seed: int, repeats: int) -> tuple[float, float]:
     """Part 1; returns the seconds spent on first reads and on each frame's fastest read."""
     rng = np.random.default_rng(seed)
     outcome: Counter[str] = Counter()
-    per_style: dict[str, Counter[str]] = {name: Counter() for name, _ in STYLES}
+    per_style: dict[str, Counter[str]] = {name: Counter() for name in STYLES}
     reasons: Counter[str] = Counter()
     confusion = np.zeros((7, 7), int)
     first_seconds = best_seconds = 0.0

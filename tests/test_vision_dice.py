@@ -13,10 +13,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from dice_frames import STYLES
-from dice_frames import clean_frame as _clean_frame
-from dice_frames import fault_frame as _fault_frame
-from dice_frames import reader_config as _config
 
 from vision.declines import Decline
 from vision.dice import DiceRead, DiceReaderConfig, DieRead, read_dice
@@ -31,6 +27,10 @@ from vision.render.dice import (
     random_dice_scene,
     render_dice,
 )
+from vision.render.dice_frames import STYLES
+from vision.render.dice_frames import clean_frame as _clean_frame
+from vision.render.dice_frames import fault_frame as _fault_frame
+from vision.render.dice_frames import reader_config as _config
 from vision.render.nuisance import Nuisance
 
 DECLINE_BOUND = {"casino-red": 3, "opaque-white": 5, "real-photo": 3}

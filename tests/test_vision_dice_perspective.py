@@ -15,7 +15,6 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
-from dice_frames import clean_frame, reader_config
 
 from vision.declines import Decline
 from vision.dice import DiceReaderConfig, read_dice
@@ -24,6 +23,7 @@ from vision.dice_perspective import perspective_side, side_allowance
 from vision.dice_pips import Pips
 from vision.dice_square import _beyond
 from vision.render.dice import DiceScene, DiePlacement, DieStyle, render_dice
+from vision.render.dice_frames import clean_frame, reader_config
 from vision.render.nuisance import Nuisance
 
 FRAME = (480, 640, 3)

@@ -1,0 +1,60 @@
+"""The dice reader's benchmark frames and the reader as the bench configures it for a rendered table.
+
+:func:`frame` renders the frames of ``benchmarks/dice_reader_accuracy.py`` (styles in turn, 1-5 dice,
+realistic nuisance); :func:`clean_frame` and :func:`fault_frame` rebuild one of them by its seed and index,
+so that a frame the benchmark reports can be pinned in a test. :func:`reader_config` is the reader's
+configuration as the bench sets it up for the frame's table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from vision.dice_types import DiceReaderConfig
+from vision.render.dice import FAULTS, DiceTruth, DieStyle, random_dice_scene, render_dice
+from vision.render.nuisance import Nuisance
+
+STYLES = {"casino-red": DieStyle.casino_red(), "opaque-white": DieStyle.opaque_white(),
+          "real-photo": DieStyle.real_photo()}
+"""The benchmark's die styles, in the order frames take them: casino translucent red 19 mm, opaque white
+14 mm, the webcam photos' ivory die."""
+
+FAULT_SEED = 20240611
+"""The base seed of the benchmark's injected-fault frames (each fault adds 1,000 times its place in FAULTS, + 1)."""
+
+
+def reader_config(truth: DiceTruth, **changes: object) -> DiceReaderConfig:
+    """The reader as the bench sets it up for a frame's table: dice per throw, arena, die size from the calibrated
+    scale (+-20 %), and the camera's height over the table in die edges when it looks straight down."""
+    edge = truth.edge_mm * truth.px_per_mm
+    height = None if truth.overhead_camera_mm is None else truth.overhead_camera_mm / truth.edge_mm
+    base = DiceReaderConfig(expected_dice=truth.expected_dice, arena=truth.arena_px, die_edge_px=(0.8 * edge, 1.2 * edge),
+                            camera_height_edges=height)
+    return dataclasses.replace(base, **changes)
+
+
+def frame(rng: np.random.Generator, index: int, faults: tuple[str, ...] = ()) -> tuple[str, np.ndarray, DiceTruth]:
+    """The benchmark's frame ``index`` drawn from ``rng``: style name, image, truth."""
+    name = list(STYLES)[index % len(STYLES)]
+    low = 2 if "stacked" in faults else 1
+    scene = random_dice_scene(rng, int(rng.integers(low, 6)), STYLES[name], faults=faults)
+    image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
+    return name, image, truth
+
+
+def clean_frame(seed: int, index: int) -> tuple[np.ndarray, DiceTruth]:
+    """Frame ``index`` of the benchmark's part 1 run with base seed ``seed``."""
+    rng = np.random.default_rng(seed)
+    for i in range(index + 1):
+        _, image, truth = frame(rng, i)
+    return image, truth
+
+
+def fault_frame(fault: str, index: int, seed: int = FAULT_SEED) -> tuple[np.ndarray, DiceTruth]:
+    """Frame ``index`` of the benchmark's part 2 for ``fault`` run with base seed ``seed``."""
+    rng = np.random.default_rng(seed + 1000 * (FAULTS.index(fault) + 1))
+    for i in range(index + 1):
+        _, image, truth = frame(rng, i, (fault,))
+    return image, truth
