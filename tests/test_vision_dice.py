@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from vision.declines import Decline
-from vision.dice import DiceRead, DiceReaderConfig, DieRead, read_dice
+from vision.dice import DiceRead, DiceReader, DiceReaderConfig, DieRead, read_dice
 from vision.dice_split import group_faces
 from vision.render.dice import (
     FAULTS,
@@ -718,6 +718,31 @@ def test_a_red_die_in_shade_on_red_felt_the_mask_kept_a_strip_of_is_grown_back(
 
     _, without = _read_right_then_without(777, 576, monkeypatch, vision.dice, "regrown_region", lambda *args: None)
     assert not without.accepted
+
+
+@pytest.mark.parametrize(("index", "reason"), [(1279, Decline.UNREADABLE), (1791, Decline.UNREADABLE)])
+def test_a_die_whose_shaded_rim_the_colour_leaves_out_is_still_grown_back(
+        index: int, reason: Decline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die the mask kept part of, whose shaded rim is blurred into the table: its colour there projects under
+    half-way from the table's to the die's, and the face grown back is 0.75 to 0.8 of a die. It is read right;
+    asking for 0.8 of a die at least (:data:`vision.dice_regrow.MIN_GROWN_AREA`) leaves the frame declined."""
+    import vision.dice_regrow
+
+    _, without = _read_right_then_without(777, index, monkeypatch, vision.dice_regrow, "MIN_GROWN_AREA", 0.8)
+    assert without.decline == reason
+
+
+def test_a_die_whose_lit_part_alone_was_taken_for_no_die_is_grown_back_when_the_count_is_short(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ivory die showing 1 on pale wood under slanting light: the mask keeps a third of it, too small for a die,
+    and the frame holds no die where the game throws one. That body, holding the die's pip, is grown back by its
+    colour and read (:meth:`vision.dice.DiceReader._grown_back`); without it the frame is declined for the count,
+    and with no count given nothing asks for it (no die found)."""
+    image, truth = _clean_frame(20240611, 1943)
+    assert read_dice(image, _config(truth, expected_dice=None)).decline == Decline.HIDDEN
+    _, without = _read_right_then_without(20240611, 1943, monkeypatch, DiceReader, "_grown_back",
+                                          lambda *args: [])
+    assert without.decline == Decline.WRONG_COUNT
 
 
 def _half_cut_body(image: np.ndarray, cfg: DiceReaderConfig):

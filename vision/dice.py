@@ -76,7 +76,7 @@ from vision.dice_grouping import GROUPABLE, grouped_verdict
 from vision.dice_halo import without_glare
 from vision.dice_region import prepare_region
 from vision.dice_regrow import recut_regions, regrown_region
-from vision.dice_segment import segment_dice
+from vision.dice_segment import Segmentation, segment_dice
 from vision.dice_square_verdict import SQUARE_READABLE, square_verdict
 from vision.dice_trim import trimmed_regions
 from vision.dice_types import DiceRead, DiceReaderConfig, DieRead, Region, Verdict, mid, xy
@@ -113,10 +113,13 @@ class DiceReader:
         die_area = self._die_area(regions)
         dice: list[DieRead] = []
         declines: list[tuple[Decline, str]] = []
+        dismissed: list[Region] = []
         for region in regions:
             if self._edge_strip(region, image.shape, die_area):
                 continue
             verdict = self._verdict(region, die_area)
+            if verdict.decline is None and not verdict.dice:
+                dismissed.append(region)
             if verdict.decline is not None:  # a thin strip of lit table joined to the dice: read them without it
                 pieces = trimmed_regions(image, segmentation, region, die_area, cfg)
                 verdict = self._pieces_verdict(pieces, die_area, image.shape, one_die_each=False) or verdict
@@ -129,6 +132,8 @@ class DiceReader:
             dice.extend(verdict.dice)
             if verdict.decline is not None:
                 declines.append((verdict.decline, verdict.detail))
+        if not declines and cfg.expected_dice is not None and len(dice) < cfg.expected_dice:
+            dice.extend(self._grown_back(image, segmentation, dismissed, die_area, cfg.expected_dice - len(dice)))
         if self._arena is not None:
             for die in dice:
                 if cv2.pointPolygonTest(self._arena, die.centre_px, False) < 0:
@@ -177,6 +182,25 @@ class DiceReader:
             if clustered is not None and (clustered.decline is None or verdict.decline != Decline.MOTION):
                 verdict = clustered
         return verdict
+
+    def _grown_back(self, image: np.ndarray, segmentation: Segmentation, dismissed: list[Region],
+                    die_area: float | None, missing: int) -> list[DieRead]:
+        """Dice found in bodies first taken for no die, when the frame holds fewer dice than the game throws.
+
+        A white die on pale cloth under slanting light may keep only its lit part in the die mask, under half
+        a die, which alone is too small for a die. Each such body holding a spot is grown back by its colour
+        (:func:`vision.dice_regrow.regrown_region`) and kept only when it reads as exactly one die with no
+        decline; at most ``missing`` of them, else none (the count is then declined as it stands).
+        """
+        found: list[DieRead] = []
+        for region in dismissed:
+            if len(region.found) == 0:
+                continue
+            grown = regrown_region(image, segmentation, region, die_area, self.config)
+            verdict = self._pieces_verdict(None if grown is None else [grown], die_area, image.shape)
+            if verdict is not None:
+                found.extend(verdict.dice)
+        return found if len(found) <= missing else []
 
     def _pieces_verdict(self, pieces: list[Region] | None, die_area: float | None, shape: tuple[int, ...],
                         one_die_each: bool = True) -> Verdict | None:

@@ -17,7 +17,7 @@ the pips' holes are filled. The grown body is used only when it is safe:
   its colour at least 24 grey levels (Euclidean, BGR) from the table's;
 * the grown part holds the whole body (95 % of it), stays clear of the window's edge (it did not
   leak into the table) and of every other body (touching dice are split elsewhere);
-* it is of one die's area (0.8 to 1.3) and at least 10 % larger than the body.
+* it is of one die's area (:data:`MIN_GROWN_AREA` to 1.3) and at least 10 % larger than the body.
 
 The grown body is then read through every check of the reader (:mod:`vision.dice`), and used only
 when it reads as exactly one die with no decline.
@@ -48,6 +48,9 @@ REACH = 0.6
 """How far around the body (a share of a die's edge) it may grow."""
 MIN_COLOUR_GAP = 24.0
 """Least distance (grey levels, Euclidean over B, G, R) between the die's colour and the table's."""
+MIN_GROWN_AREA = 0.75
+"""Least area of a grown face, in dice: the die's shaded rim, blurred into the table, projects under half-way,
+so a die's grown face may be up to a quarter short of its area."""
 TABLE_SHARE = 0.3
 """Most colour share (median) of what a re-cut leaves of a body: table, not a die's shaded side face."""
 
@@ -145,7 +148,7 @@ def regrown_region(image: np.ndarray, seg: Segmentation, region: Region, die_are
     if own[part] < 0.95 * np.count_nonzero(body) or not clear_of_others(grown, window, blob.label):
         return None
     area = float(np.count_nonzero(grown)) * SCALE * SCALE
-    if not (0.8 * die_area <= area <= 1.3 * die_area and area >= 1.1 * blob.area):
+    if not (MIN_GROWN_AREA * die_area <= area <= 1.3 * die_area and area >= 1.1 * blob.area):
         return None
     return regions_of_pieces(image, seg, window.origin, window.body, [grown], cfg, lit=near)[0]
 
