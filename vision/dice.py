@@ -37,12 +37,13 @@ Pipeline (classical image processing, no learned model):
    edge, towards a glare spot) is cut without it (:mod:`vision.dice_trim`: the strip narrower than
    0.6 of an edge, touching the dice along under 0.8 of an edge, holding no pip, far from any other
    body) and each piece left is read again as a body of its own; the cut is used only when every
-   piece reads. A body still declined of 0.3 to 0.95 of a die's area (a white die on a pale tinted
+   piece reads. A body still declined of 0.2 to 0.95 of a die's area (a white die on a pale tinted
    cloth whose shaded half the mask lost) is grown back by the die's own colour against the table's
-   (:mod:`vision.dice_regrow`) and used when it reads as exactly one die; a body of 1.15 to 3.5 dice
-   still declined (dice merged with the pale table between them) is re-cut by the same colour test
-   into pieces of a die each, used when there are two or more, what is left is table, and every piece
-   reads.
+   (:mod:`vision.dice_regrow`) and used when it reads as exactly one die (when the frame holds fewer dice
+   than the game throws, so is a body holding a spot first taken for no die, too small for one); a body of
+   1.15 to 3.5 dice still declined (dice merged with the pale table between them) is re-cut by the same
+   colour test into pieces of a die each, used when there are two or more, what is left is table, and
+   every piece reads.
 7. Checks decide whether the read is safe; if not, the frame is declined with a reason
    (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
    p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
