@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.dice import DiceRead, DiceReader
 from vision.render.dice import FAULTS, DiceTruth
-from vision.render.dice_frames import STYLES, frame, reader_config
+from vision.render.dice_frames import STYLES, fault_seed, frames, reader_config
 
 
 def reader_for(truth: DiceTruth) -> DiceReader:
@@ -59,15 +59,13 @@ def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[Dic
 
 def clean_frames(n: int, seed: int, repeats: int) -> tuple[float, float]:
     """Part 1; returns the seconds spent on first reads and on each frame's fastest read."""
-    rng = np.random.default_rng(seed)
     outcome: Counter[str] = Counter()
     per_style: dict[str, Counter[str]] = {name: Counter() for name in STYLES}
     reasons: Counter[str] = Counter()
     confusion = np.zeros((7, 7), int)
     first_seconds = best_seconds = 0.0
     examples: list[str] = []
-    for i in range(n):
-        name, image, truth = frame(rng, i)
+    for i, (name, image, truth) in enumerate(frames(seed, n)):
         reader = reader_for(truth)
         read, first, best = timed_read(reader, image, repeats)
         first_seconds += first
@@ -124,12 +122,10 @@ def _confuse(confusion: np.ndarray, truth: DiceTruth, read: object) -> None:
 def fault_frames(n: int, seed: int) -> None:
     """Part 2."""
     print(f"2. injected faults, {n} frames each: declined for the right reason / another reason / accepted")
-    for k, fault in enumerate(FAULTS):
-        rng = np.random.default_rng(seed + 1000 * (k + 1))
+    for fault in FAULTS:
         counts: Counter[str] = Counter()
         others: Counter[str] = Counter()
-        for i in range(n):
-            _, image, truth = frame(rng, i, (fault,))
+        for _, image, truth in frames(fault_seed(fault, seed), n, (fault,)):
             read = reader_for(truth).read(image)
             if read.decline == truth.expected_decline:
                 counts["right"] += 1

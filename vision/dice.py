@@ -125,8 +125,7 @@ class DiceReader:
                 pieces = trimmed_regions(image, segmentation, region, die_area, cfg)
                 verdict = self._pieces_verdict(pieces, die_area, image.shape, one_die_each=False) or verdict
             if verdict.decline is not None:  # a die the mask kept only the lit part of: grown back by its colour
-                grown = regrown_region(image, segmentation, region, die_area, cfg)
-                verdict = self._pieces_verdict(None if grown is None else [grown], die_area, image.shape) or verdict
+                verdict = self._regrown_verdict(image, segmentation, region, die_area) or verdict
             if verdict.decline is not None:  # dice merged with table by the mask: re-cut by their colour
                 pieces = recut_regions(image, segmentation, region, die_area, cfg)
                 verdict = self._pieces_verdict(pieces, die_area, image.shape) or verdict
@@ -197,11 +196,17 @@ class DiceReader:
         for region in dismissed:
             if len(region.found) == 0:
                 continue
-            grown = regrown_region(image, segmentation, region, die_area, self.config)
-            verdict = self._pieces_verdict(None if grown is None else [grown], die_area, image.shape)
+            verdict = self._regrown_verdict(image, segmentation, region, die_area)
             if verdict is not None:
                 found.extend(verdict.dice)
         return found if len(found) <= missing else []
+
+    def _regrown_verdict(self, image: np.ndarray, segmentation: Segmentation, region: Region,
+                         die_area: float | None) -> Verdict | None:
+        """The die of ``region`` grown back by its colour (:func:`vision.dice_regrow.regrown_region`) when it reads
+        as exactly one die with no decline, else ``None``."""
+        grown = regrown_region(image, segmentation, region, die_area, self.config)
+        return self._pieces_verdict(None if grown is None else [grown], die_area, image.shape)
 
     def _pieces_verdict(self, pieces: list[Region] | None, die_area: float | None, shape: tuple[int, ...],
                         one_die_each: bool = True) -> Verdict | None:

@@ -1,14 +1,16 @@
 """The dice reader's benchmark frames and the reader as the bench configures it for a rendered table.
 
 :func:`frame` renders the frames of ``benchmarks/dice_reader_accuracy.py`` (styles in turn, 1-5 dice,
-realistic nuisance); :func:`clean_frame` and :func:`fault_frame` rebuild one of them by its seed and index,
-so that a frame the benchmark reports can be pinned in a test. :func:`reader_config` is the reader's
+realistic nuisance) and :func:`frames` draws a run of them from a seed; :func:`clean_frame` and
+:func:`fault_frame` rebuild one of them by its seed and index, so that a frame the benchmark reports can
+be pinned in a test. :func:`reader_config` is the reader's
 configuration as the bench sets it up for the frame's table.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -22,7 +24,7 @@ STYLES = {"casino-red": DieStyle.casino_red(), "opaque-white": DieStyle.opaque_w
 14 mm, the webcam photos' ivory die."""
 
 FAULT_SEED = 20240611
-"""The base seed of the benchmark's injected-fault frames (each fault adds 1,000 times its place in FAULTS, + 1)."""
+"""The base seed of the benchmark's injected-fault frames (each fault's own seed: :func:`fault_seed`)."""
 
 
 def reader_config(truth: DiceTruth, **changes: object) -> DiceReaderConfig:
@@ -44,17 +46,25 @@ def frame(rng: np.random.Generator, index: int, faults: tuple[str, ...] = ()) ->
     return name, image, truth
 
 
+def frames(seed: int, count: int, faults: tuple[str, ...] = ()) -> Iterator[tuple[str, np.ndarray, DiceTruth]]:
+    """The first ``count`` frames drawn from a generator seeded with ``seed``, each with ``faults`` injected."""
+    rng = np.random.default_rng(seed)
+    for index in range(count):
+        yield frame(rng, index, faults)
+
+
+def fault_seed(fault: str, seed: int = FAULT_SEED) -> int:
+    """The seed of the benchmark's part 2 frames for ``fault`` run with base seed ``seed``."""
+    return seed + 1000 * (FAULTS.index(fault) + 1)
+
+
 def clean_frame(seed: int, index: int) -> tuple[np.ndarray, DiceTruth]:
     """Frame ``index`` of the benchmark's part 1 run with base seed ``seed``."""
-    rng = np.random.default_rng(seed)
-    for i in range(index + 1):
-        _, image, truth = frame(rng, i)
+    *_, (_, image, truth) = frames(seed, index + 1)
     return image, truth
 
 
 def fault_frame(fault: str, index: int, seed: int = FAULT_SEED) -> tuple[np.ndarray, DiceTruth]:
     """Frame ``index`` of the benchmark's part 2 for ``fault`` run with base seed ``seed``."""
-    rng = np.random.default_rng(seed + 1000 * (FAULTS.index(fault) + 1))
-    for i in range(index + 1):
-        _, image, truth = frame(rng, i, (fault,))
+    *_, (_, image, truth) = frames(fault_seed(fault, seed), index + 1, (fault,))
     return image, truth
