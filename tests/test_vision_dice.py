@@ -518,6 +518,51 @@ def test_a_pip_washed_by_glare_is_declined_for_glare(seed: int, index: int, monk
     assert read_dice(image, _config(truth)).decline == Decline.UNREADABLE
 
 
+@pytest.mark.parametrize(("index", "module"), [(913, "dice_touching"), (1733, "dice_verdict")])
+def test_a_die_glare_whitens_that_reads_no_face_is_declined_for_glare(index: int, module: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A glare spot on a white die hides a pip, and the face left reads as no die's (913: a 3 of touching dice,
+    two pips centred off the part; 1733: a 5 showing four spots off the layout). The die's whiteness rises over
+    0.4 of the way to white (:func:`vision.dice_faults.glare_on_part`), so the frame is declined for glare, the
+    reason the scene has (the glare must be declined on 913, may be on 1733); without that judgement both are
+    declined as unreadable."""
+    import importlib
+
+    image, truth = _clean_frame(20240611, index)
+    assert truth.expected_decline == Decline.GLARE or truth.decline_tolerated
+    result = read_dice(image, _config(truth))
+    assert result.decline == Decline.GLARE, result.detail
+    assert "glare whitens" in result.detail
+    monkeypatch.setattr(importlib.import_module(f"vision.{module}"), "glare_on_part", lambda *args: 0.0)
+    assert read_dice(image, _config(truth)).decline == Decline.UNREADABLE
+
+
+@pytest.mark.parametrize("style", list(STYLES.values()), ids=list(STYLES))
+def test_glare_whitens_only_the_die_it_lies_on(style: DieStyle) -> None:
+    """Six dice under the strongest realistic slant of light, noise and JPEG: no die's face rises to glare
+    (:func:`vision.dice_faults.glare_on_part` is 0 on each); the same scene with a glare spot on the 5 (the
+    renderer's injected glare, saturating) whitens that die alone."""
+    from vision.dice_faults import glare_on_part
+    from vision.dice_region import prepare_region
+    from vision.dice_segment import segment_dice
+
+    nuisance = Nuisance(light_gradient=0.35, noise_sigma=5.0, blur_sigma=1.0, jpeg_quality=60)
+    for glared in (False, True):
+        dice = tuple(DiePlacement(face=f, centre_mm=(45.0 + 48.0 * ((f - 1) % 3), 55.0 + 55.0 * ((f - 1) // 3)),
+                                  angle_deg=13.0 * f, glare=glared and f == 5) for f in range(1, 7))
+        image, truth = render_dice(_scene(style, *dice), nuisance, np.random.default_rng(3))
+        config = _config(truth)
+        segmentation = segment_dice(image, config.segment_threshold, 100.0)
+        whitened = {}
+        for blob in segmentation.blobs:
+            region = prepare_region(image, segmentation, blob, config)
+            die = min(truth.dice, key=lambda t: np.hypot(t.centre_px[0] - blob.centroid[0],
+                                                         t.centre_px[1] - blob.centroid[1]))
+            whitened[die.face] = glare_on_part(region, region.body, float(np.sqrt(blob.area)))
+        assert sorted(whitened) == [1, 2, 3, 4, 5, 6]
+        assert [face for face, area in whitened.items() if area > 0] == ([5] if glared else []), whitened
+
+
 def test_dice_joined_through_their_shadows_by_a_large_stretch_of_lit_table_are_read() -> None:
     """Four white dice joined into one body by their shadows and by a stretch of lit felt between them,
     three quarters of a die large: the felt is far more tinted than the dice and of the table's hue, so

@@ -48,7 +48,8 @@ Pipeline (classical image processing, no learned model):
    (:class:`vision.declines.Decline`): a die not flat on a face (a wide side face: cocked,
    p217-2007/banca-francesa/7 b), a die on another (stacked, p217-2007/cussec/6), a die outside
    the arena polygon, motion blur (the edges of a die sharp across one direction only, or its
-   pips drawn into parallel streaks with no round pip left among them), glare (a whitening broader than a pip over the die), pips
+   pips drawn into parallel streaks with no round pip left among them), glare (a whitening broader than a pip over the die,
+   or a die reading no face that glare whitens 0.4 of the way to white above its own level), pips
    off the canonical grid or of unequal contrast (unreadable), or not the number of dice the
    game throws (wrong-count).
 

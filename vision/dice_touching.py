@@ -1,7 +1,8 @@
 """Read a body of ``k`` touching dice by splitting it into ``k`` parts of a die's area each.
 
 The body is cut (a watershed from the cores of its distance map, else k-means on its pixels);
-every part must read as a flat canonical face, sharp (no motion) and without glare.
+every part must read as a flat canonical face, sharp (no motion) and without glare; a part that reads no face
+and that glare whitens (:func:`vision.dice_faults.glare_on_part`) is declined for glare.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_faults import glare_area, motion_problem, tilt_problem, washed_pip
+from vision.dice_faults import glare_area, glare_on_part, motion_problem, tilt_problem, washed_pip
 from vision.dice_perspective import side_allowance
 from vision.dice_pips import FaceFit, Pips, fit_face
 from vision.dice_region import die_read, uneven_pips
@@ -73,8 +74,13 @@ def touching_verdict(region: Region, die_area: float, k: int, cfg: DiceReaderCon
                                 f"at {xy(blob.centroid)}")
             if problem and problem == uneven_pips(part_pips) and washed_pip(region, part_pips, cfg.glare_level):
                 return Verdict(decline=Decline.GLARE, detail=f"glare washes a pip of the die at {xy(rect[0])}: {problem}")
+            unread = problem or f"{len(part_pips)} spots on no canonical layout"
+            washed = glare_on_part(region, hulls[part], edge)
+            if washed:  # no face read where glare whitens the die: it hides or fakes pips
+                return Verdict(decline=Decline.GLARE, detail=f"glare whitens {washed:.0f} px of part {part + 1} of "
+                                f"{k} of touching dice at {xy(blob.centroid)}, which reads no face: {unread}")
             return Verdict(decline=Decline.UNREADABLE, detail=f"touching dice at {xy(blob.centroid)}: part "
-                            f"{part + 1} of {k}: " + (problem or f"{len(part_pips)} spots on no canonical layout"))
+                            f"{part + 1} of {k}: {unread}")
         dice.append(die_read(fit, part_pips, min(rect[1])))
     glare = glare_area(region, median_pip_area(pips), cfg.glare_level)
     if glare:

@@ -14,6 +14,7 @@ import numpy as np
 from vision.declines import Decline
 from vision.dice_faults import (
     glare_area,
+    glare_on_part,
     leaning_side_face,
     motion_problem,
     red_die_near,
@@ -148,6 +149,12 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
     if glare:
         return Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px hides the pips of "
                         f"the die at {where}")
+    unread = region.problem if region.single is not None else f"{len(pips)} spots on no canonical pip layout"
+    if region.single is None or region.problem:  # no face read: glare whitening the die hides or fakes pips
+        washed = glare_on_part(region, region.body, float(np.sqrt(die_area or blob.area)))
+        if washed:
+            return Verdict(decline=Decline.GLARE, detail=f"glare whitens {washed:.0f} px of the die at {where}, "
+                            f"which reads no face: {unread}")
     if region.single is not None and region.problem:
         return Verdict(decline=Decline.UNREADABLE, detail=f"die at {where}: {region.problem}")
     if region.single is not None:
