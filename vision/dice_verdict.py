@@ -149,10 +149,10 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
     if glare:
         return Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px hides the pips of "
                         f"the die at {where}")
-    unread = region.problem if region.single is not None else f"{len(pips)} spots on no canonical pip layout"
     if region.single is None or region.problem:  # no face read: glare whitening the die hides or fakes pips
         washed = glare_on_part(region, region.body, float(np.sqrt(die_area or blob.area)))
         if washed:
+            unread = region.problem if region.single is not None else f"{len(pips)} spots on no canonical pip layout"
             return Verdict(decline=Decline.GLARE, detail=f"glare whitens {washed:.0f} px of the die at {where}, "
                             f"which reads no face: {unread}")
     if region.single is not None and region.problem:
