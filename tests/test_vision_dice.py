@@ -43,6 +43,11 @@ def _scene(style: DieStyle, *dice: DiePlacement, felt=(48, 112, 28)) -> DiceScen
     return DiceScene(felt_bgr=felt, arena_mm=ARENA, px_per_mm=2.6, dice=dice, style=style, expected_dice=len(dice))
 
 
+def _truth_at(truth: DiceTruth, point: tuple[float, float]):
+    """The die of ``truth`` whose centre is nearest ``point`` (px)."""
+    return min(truth.dice, key=lambda t: np.hypot(t.centre_px[0] - point[0], t.centre_px[1] - point[1]))
+
+
 @pytest.mark.parametrize("name", list(STYLES))
 def test_realistic_frames_are_read_right_or_declined(name: str) -> None:
     """30 frames per style, realistic nuisance, 1-5 dice: no wrong read; most frames read.
@@ -78,8 +83,7 @@ def test_clean_dice_of_every_face_are_read(style: DieStyle) -> None:
     assert result.accepted, result.detail
     assert result.faces == (1, 2, 3, 4, 5, 6)
     for die in result.dice:  # each read lands on its die
-        nearest = min(truth.dice, key=lambda t: np.hypot(t.centre_px[0] - die.centre_px[0],
-                                                         t.centre_px[1] - die.centre_px[1]))
+        nearest = _truth_at(truth, die.centre_px)
         assert nearest.face == die.face
         assert np.hypot(nearest.centre_px[0] - die.centre_px[0], nearest.centre_px[1] - die.centre_px[1]) < 4.0
 
@@ -556,9 +560,7 @@ def test_glare_whitens_only_the_die_it_lies_on(style: DieStyle) -> None:
         whitened = {}
         for blob in segmentation.blobs:
             region = prepare_region(image, segmentation, blob, config)
-            die = min(truth.dice, key=lambda t: np.hypot(t.centre_px[0] - blob.centroid[0],
-                                                         t.centre_px[1] - blob.centroid[1]))
-            whitened[die.face] = glare_on_part(region, region.body, float(np.sqrt(blob.area)))
+            whitened[_truth_at(truth, blob.centroid).face] = glare_on_part(region, region.body, float(np.sqrt(blob.area)))
         assert sorted(whitened) == [1, 2, 3, 4, 5, 6]
         assert [face for face, area in whitened.items() if area > 0] == ([5] if glared else []), whitened
 

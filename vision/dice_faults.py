@@ -95,21 +95,17 @@ def washed_pip(region: Region, pips: Pips, glare_level: float) -> bool:
 def glare_on_part(region: Region, part: np.ndarray, edge: float) -> float:
     """Area (px) of ``part`` (uint8 mask of one die in the region's patch) that glare whitens; 0 when none.
 
-    The test of :func:`washed_nodes`, over the part's inside instead of its pip places: the least of the three
-    channels, smoothed at 0.1 of an edge, stands above the part's own level (its median over the part's body
-    pixels) by 0.4 of the way to white, at least 0.1 of an edge inside the part's outline. A die under even or
-    slanting light does not: on the benchmark's 4,000 rendered frames, no face read on a frame whose glare lies
+    The test of :func:`washed_nodes` over the part's inside instead of its pip places: :func:`whitened` against
+    the part's own level (over its body pixels), at least 0.1 of an edge inside its outline. A die under even or
+    slanting light is not whitened so: on the benchmark's 4,000 rendered frames, no face read on a frame whose glare lies
     on no die's pips reaches it (1,677 parts of touching dice, the highest rising 0.27 of the way; 2,284 single
     dice). So a face that fails to read where glare whitens it is washed by glare, not unreadable.
     """
     inside = (part > 0) & (region.body > 0)
     if not inside.any():
         return 0.0
-    white = least_channel(region)
-    level = float(np.median(white[inside]))
-    smooth = cv2.GaussianBlur(white, (0, 0), max(1.5, 0.1 * edge))
     deep = inside & (depth_map(part) >= 0.1 * edge)
-    return float(((smooth >= level + 0.4 * (255.0 - level)) & deep).sum())
+    return float((whitened(region, inside, edge) & deep).sum())
 
 
 def whiteness(region: Region) -> tuple[np.ndarray, float]:
@@ -268,16 +264,22 @@ def sharp_pip_beside(found: Pips, pip_area: float) -> bool:
 def washed_nodes(region: Region, read: SquareRead, square: np.ndarray) -> int:
     """How many of the die's nine pip places glare washes (0 when none).
 
-    Glare adds white light: the least of the three channels, smoothed at about a pip's size (so a
-    white pip alone barely lifts it), at a pip place stands above the die's own level (median over
-    its square) by 0.4 of the way to white. A pip lit so may be hidden (a black pip washed out) or
-    faked (white glare on a red die), whether or not the face read is canonical.
+    Glare adds white light: a pip place is washed where :func:`whitened` holds against the die's own
+    level (over its square). A pip lit so may be hidden (a black pip washed out) or faked (white glare
+    on a red die), whether or not the face read is canonical.
     """
+    at = pixel(np.asarray(read.nodes, float), region.origin, square.shape)
+    return int(whitened(region, square > 0, read.edge)[at].sum())
+
+
+def whitened(region: Region, own: np.ndarray, edge: float) -> np.ndarray:
+    """Where glare whitens the region's patch (bool): the least of the three channels, smoothed at 0.1 of an
+    edge (so a white pip alone barely lifts it), stands above the die's own level (its median over ``own``,
+    a bool mask; over the whole patch when ``own`` is empty) by 0.4 of the way to white."""
     white = least_channel(region)
-    smooth = cv2.GaussianBlur(white, (0, 0), max(1.5, 0.1 * read.edge))
-    level = float(np.median(white[square > 0])) if square.any() else float(np.median(white))
-    at = pixel(np.asarray(read.nodes, float), region.origin, white.shape)
-    return int((smooth[at] >= level + 0.4 * (255.0 - level)).sum())
+    level = float(np.median(white[own])) if own.any() else float(np.median(white))
+    smooth = cv2.GaussianBlur(white, (0, 0), max(1.5, 0.1 * edge))
+    return smooth >= level + 0.4 * (255.0 - level)
 
 
 def side_face_pips(spots: Pips, faces: list[tuple[tuple[float, float], float, float, tuple]], origin: tuple[int, int],
