@@ -15,6 +15,7 @@ neighbouring face gives a set that is on no canonical layout.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -145,64 +146,84 @@ class FaceFit:
     squareness: float
 
 
-def _rotate(d: np.ndarray, angle: float) -> np.ndarray:
-    c, s = np.cos(angle), np.sin(angle)
-    return np.column_stack([c * d[:, 0] + s * d[:, 1], -s * d[:, 0] + c * d[:, 1]])
+def _rotate_points(offsets: list[tuple[float, float]], angle: float) -> list[tuple[float, float]]:
+    """Offsets turned by ``-angle`` radians (into the frame of a grid at ``angle``)."""
+    c, s = math.cos(angle), math.sin(angle)
+    return [(c * x + s * y, -s * x + c * y) for x, y in offsets]
+
+
+def _affine_grid(nodes: list[tuple[int, int]], points: list[tuple[float, float]]) -> tuple[float, ...]:
+    """Least-squares affine map from grid ``nodes`` to image ``points``: (a, b, c, e, tx, ty) with x = a u + c v + tx
+    and y = b u + e v + ty. The normal matrix is one of whole numbers (nodes are -1, 0 or 1) and is inverted exactly
+    by its adjugate; the four or more nodes of a canonical face make it invertible."""
+    su = sv = suu = svv = suv = 0
+    sx = sux = svx = sy = suy = svy = 0.0
+    for (u, v), (x, y) in zip(nodes, points):
+        su, sv, suu, svv, suv = su + u, sv + v, suu + u * u, svv + v * v, suv + u * v
+        sx, sux, svx, sy, suy, svy = sx + x, sux + u * x, svx + v * x, sy + y, suy + u * y, svy + v * y
+    (m11, m12, m13), (m21, m22, m23), (m31, m32, m33) = (suu, suv, su), (suv, svv, sv), (su, sv, len(nodes))
+    adjugate = ((m22 * m33 - m23 * m32, m13 * m32 - m12 * m33, m12 * m23 - m13 * m22),
+                (m23 * m31 - m21 * m33, m11 * m33 - m13 * m31, m13 * m21 - m11 * m23),
+                (m21 * m32 - m22 * m31, m12 * m31 - m11 * m32, m11 * m22 - m12 * m21))
+    det = m11 * adjugate[0][0] + m12 * adjugate[1][0] + m13 * adjugate[2][0]
+    a, c, tx = ((row[0] * sux + row[1] * svx + row[2] * sx) / det for row in adjugate)
+    b, e, ty = ((row[0] * suy + row[1] * svy + row[2] * sy) / det for row in adjugate)
+    return a, b, c, e, tx, ty
 
 
 def fit_face(centres: np.ndarray, angle_hint_deg: float | None, tolerance: float) -> FaceFit | None:
     """The canonical face whose grid the pips sit on, or ``None``.
 
     ``angle_hint_deg`` is the die body's orientation (from its outline); with 2 and 3 pips the
-    line of pips must run along a diagonal of the body, within 15 degrees.
+    line of pips must run along a diagonal of the body, within 15 degrees. (Plain Python: on six
+    points or fewer, array calls cost more than the arithmetic.)
     """
     n = len(centres)
     if n < 1 or n > 6:
         return None
-    centre = centres.mean(axis=0)
+    points = [(x, y) for x, y in np.asarray(centres, float).tolist()]
+    sx = sy = 0.0
+    for x, y in points:
+        sx, sy = sx + x, sy + y
+    centre = (sx / n, sy / n)
     if n == 1:
-        return FaceFit(1, (float(centre[0]), float(centre[1])), float(angle_hint_deg or 0.0) % 90.0, 0.0, 0.0, 1.0)
-    d = centres - centre
-    far = int(np.argmax((d * d).sum(axis=1)))
-    angles = [np.arctan2(d[far, 1], d[far, 0]) - np.pi / 4]
+        return FaceFit(1, centre, float(angle_hint_deg or 0.0) % 90.0, 0.0, 0.0, 1.0)
+    offsets = [(x - centre[0], y - centre[1]) for x, y in points]
+    spread = [x * x + y * y for x, y in offsets]
+    far = offsets[spread.index(max(spread))]
+    angles = [math.atan2(far[1], far[0]) - math.pi / 4]
     if angle_hint_deg is not None:
-        angles.append(np.radians(angle_hint_deg))
-    best: FaceFit | None = None
+        angles.append(math.radians(angle_hint_deg))
+    best: tuple[float, float, float, float] | None = None  # residual, angle (degrees), spacing, squareness
     for angle in angles:
-        local = _rotate(d, angle)
-        cheb = np.abs(local).max(axis=1)
-        outer = cheb > 0.5 * cheb.max()
-        ordered = np.sort(cheb[outer])
+        local = _rotate_points(offsets, angle)
+        cheb = [max(abs(u), abs(v)) for u, v in local]
+        ordered = sorted(c for c in cheb if c > 0.5 * max(cheb))
         half = len(ordered) // 2
-        spacing = float(ordered[half] if len(ordered) % 2 else 0.5 * (ordered[half - 1] + ordered[half]))
+        spacing = ordered[half] if len(ordered) % 2 else 0.5 * (ordered[half - 1] + ordered[half])
         if spacing <= 0:
             continue
-        grid = local / spacing
-        nodes = np.clip(np.round(grid), -1, 1)
-        residual = float(np.sqrt(((grid - nodes) ** 2).sum(axis=1).max()))
-        occupied = frozenset(zip(nodes[:, 0].astype(int).tolist(), nodes[:, 1].astype(int).tolist()))
+        grid = [(u / spacing, v / spacing) for u, v in local]
+        nodes = [(min(max(round(u), -1), 1), min(max(round(v), -1), 1)) for u, v in grid]
+        residual = math.sqrt(max((u - p) ** 2 + (v - q) ** 2 for (u, v), (p, q) in zip(grid, nodes)))
+        occupied = frozenset(nodes)
         if len(occupied) != n or occupied not in _LAYOUTS[n]:
             continue
         squareness = 1.0
         if n >= 4:  # least-squares affine grid -> image: allows perspective and a tilted camera
-            design = np.column_stack([nodes, np.ones(n)])
-            coef = np.linalg.solve(design.T @ design, design.T @ centres)  # normal equations (3 x 3, well posed)
-            fitted = design @ coef
-            residual = float(np.sqrt(((fitted - centres) ** 2).sum(axis=1).max()) / spacing)
-            (a, b), (c, e) = coef[:2]  # singular values of the 2 x 2 linear part, closed form
-            frob, det = a * a + b * b + c * c + e * e, abs(a * e - b * c)
-            root = np.sqrt(max(frob * frob / 4.0 - det * det, 0.0))
-            s_max, s_min = np.sqrt(frob / 2.0 + root), np.sqrt(max(frob / 2.0 - root, 0.0))
-            squareness = float(s_min / s_max)
-            spacing = float(np.sqrt(s_max * s_min))
-        fit = FaceFit(n, (float(centre[0]), float(centre[1])), float(np.degrees(angle)) % 90.0, spacing, residual,
-                      squareness)
-        if best is None or fit.residual < best.residual:
-            best = fit
-    if best is None or best.residual > tolerance:
+            a, b, c, e, tx, ty = _affine_grid(nodes, points)
+            residual = math.sqrt(max((a * u + c * v + tx - x) ** 2 + (b * u + e * v + ty - y) ** 2
+                                     for (u, v), (x, y) in zip(nodes, points))) / spacing
+            frob, det = a * a + b * b + c * c + e * e, abs(a * e - b * c)  # singular values of the linear part
+            root = math.sqrt(max(frob * frob / 4.0 - det * det, 0.0))
+            s_max, s_min = math.sqrt(frob / 2.0 + root), math.sqrt(max(frob / 2.0 - root, 0.0))
+            squareness = s_min / s_max
+            spacing = math.sqrt(s_max * s_min)
+        if best is None or residual < best[0]:
+            best = (residual, math.degrees(angle) % 90.0, spacing, squareness)
+    if best is None or best[0] > tolerance:
         return None
-    if n in (2, 3) and angle_hint_deg is not None:
-        off = abs((best.angle_deg - angle_hint_deg + 45.0) % 90.0 - 45.0)
-        if off > 15.0:
-            return None
-    return best
+    residual, angle_deg, spacing, squareness = best
+    if n in (2, 3) and angle_hint_deg is not None and abs((angle_deg - angle_hint_deg + 45.0) % 90.0 - 45.0) > 15.0:
+        return None
+    return FaceFit(n, centre, angle_deg, spacing, residual, squareness)

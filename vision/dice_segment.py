@@ -79,34 +79,55 @@ def table_background(small: np.ndarray, exclude: np.ndarray | None = None) -> np
     return total / cv2.max(weight, 1e-3)[..., None]
 
 
+_NEUTRAL_CHROMA = (np.arange(256) * 24 // 100).astype(np.uint8)
+"""Greatest chroma (integer) at most 24 % of a brightest channel (the index): chroma * 100 <= 24 * top."""
+_VERY_NEUTRAL_CHROMA = (np.arange(256) * 12 // 100).astype(np.uint8)
+"""Greatest chroma at most 12 % of a brightest channel (the index)."""
+_REDDER_CEILING = (np.arange(256) * 5 // 9).astype(np.uint8)
+"""Greatest blue or green that a red (the index) exceeds 1.8 times: 9 * other <= 5 * red."""
+
+
 @dataclass(frozen=True)
 class PixelFeatures:
-    """What the die mask needs of each half-resolution pixel, computed once per frame (independent of the table)."""
+    """What the die mask needs of each half-resolution pixel, computed once per frame (independent of the table).
+
+    The tests on integer channels are exact: each is looked up as the greatest value that passes for the
+    channel it is compared against, so no pixel is judged by rounding. Masks are uint8, 255 where true.
+    """
 
     grey: np.ndarray
-    """Mean of the three channels (uint8)."""
+    """Mean of the three channels rounded to an integer (float32)."""
     red: np.ndarray
+    """Red channel (float32)."""
     neutral: np.ndarray
-    """Chroma (max - min channel) at most 24 % of the brightest channel (bool)."""
+    """Chroma (max - min channel) at most 24 % of the brightest channel."""
     very_neutral: np.ndarray
-    """Chroma at most 12 % of the brightest channel (bool)."""
+    """Chroma at most 12 % of the brightest channel."""
     redder: np.ndarray
-    """Red at least 1.8 times the larger of blue and green (bool)."""
+    """Red at least 1.8 times the larger of blue and green."""
 
     @classmethod
     def of(cls, small: np.ndarray) -> PixelFeatures:
         """The features of a BGR uint8 image."""
         blue, green, red = cv2.split(small)
-        top = cv2.max(cv2.max(blue, green), red).astype(np.float32)
-        chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
-        chroma = chroma.astype(np.float32) * 100.0
-        return cls(grey=cv2.transform(small, np.full((1, 3), 1.0 / 3.0, np.float32)), red=red,
-                   neutral=chroma <= 24.0 * top, very_neutral=chroma <= 12.0 * top,
-                   redder=cv2.max(blue, green).astype(np.float32) * 1.8 <= red)
+        blue_green = cv2.max(blue, green)
+        top = cv2.max(blue_green, red)
+        chroma = cv2.subtract(top, cv2.min(cv2.min(blue, green), red))
+        red32 = red.astype(np.float32)
+        # the mean rounded to the nearest integer, floor((sum + 1) / 3): sums are exact in float32, and (sum + 1)
+        # times the float32 third is never a rounding away from a whole number
+        grey = cv2.add(cv2.add(blue.astype(np.float32), green.astype(np.float32)), red32)
+        np.add(grey, 1.0, out=grey)
+        np.multiply(grey, np.float32(1.0 / 3.0), out=grey)
+        np.floor(grey, out=grey)
+        return cls(grey=grey, red=red32,
+                   neutral=cv2.compare(chroma, cv2.LUT(top, _NEUTRAL_CHROMA), cv2.CMP_LE),
+                   very_neutral=cv2.compare(chroma, cv2.LUT(top, _VERY_NEUTRAL_CHROMA), cv2.CMP_LE),
+                   redder=cv2.compare(blue_green, cv2.LUT(red, _REDDER_CEILING), cv2.CMP_LE))
 
 
 def die_mask(pixels: PixelFeatures, cells: np.ndarray, threshold: float, style: str) -> np.ndarray:
-    """uint8 mask of die pixels (half resolution) given the table colour ``cells`` (coarse grid).
+    """uint8 mask of die pixels (half resolution, 1 on a die) given the table colour ``cells`` (coarse grid).
 
     White dice (style 'auto' or 'opaque'): brighter than the table (mean of the channels) by
     ``threshold`` times the table's brightness, and near-neutral (chroma at most 24 % of the
@@ -122,20 +143,21 @@ def die_mask(pixels: PixelFeatures, cells: np.ndarray, threshold: float, style: 
     size = (width, height)
     grey_cells = cv2.transform(cells, np.full((1, 3), 1.0 / 3.0, np.float32))
     level = cv2.max(grey_cells, 40.0)
-    mask = np.zeros((height, width), bool)
+    mask = np.zeros((height, width), np.uint8)
     if style in ("auto", "opaque"):
         needed = cv2.resize(grey_cells + threshold * level, size, interpolation=cv2.INTER_LINEAR)
-        mask |= (pixels.grey >= needed) & pixels.neutral
+        mask = cv2.bitwise_and(cv2.compare(pixels.grey, needed, cv2.CMP_GE), pixels.neutral)
         high = cv2.max(cv2.max(cells[..., 0], cells[..., 1]), cells[..., 2])
         tint = cv2.subtract(high, cv2.min(cv2.min(cells[..., 0], cells[..., 1]), cells[..., 2])) / cv2.max(high, 1.0)
         if float(tint.max()) >= 0.25:
-            tinted = cv2.resize(tint, size, interpolation=cv2.INTER_LINEAR) >= 0.25
-            above = pixels.grey >= cv2.resize(grey_cells * 1.03, size, interpolation=cv2.INTER_LINEAR)
-            mask |= tinted & above & pixels.very_neutral
+            tinted = cv2.compare(cv2.resize(tint, size, interpolation=cv2.INTER_LINEAR), 0.25, cv2.CMP_GE)
+            above = cv2.compare(pixels.grey, cv2.resize(grey_cells * 1.03, size, interpolation=cv2.INTER_LINEAR),
+                                cv2.CMP_GE)
+            mask = cv2.bitwise_or(mask, cv2.bitwise_and(cv2.bitwise_and(tinted, above), pixels.very_neutral))
     if style in ("auto", "translucent"):
         needed = cv2.resize(np.ascontiguousarray(cells[..., 2]) + 0.7 * level, size, interpolation=cv2.INTER_LINEAR)
-        mask |= pixels.redder & (pixels.red >= needed)
-    return mask.view(np.uint8)
+        mask = cv2.bitwise_or(mask, cv2.bitwise_and(pixels.redder, cv2.compare(pixels.red, needed, cv2.CMP_GE)))
+    return cv2.bitwise_and(mask, 1)
 
 
 def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style: str = "auto") -> Segmentation:
