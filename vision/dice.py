@@ -84,6 +84,7 @@ from vision.dice_trim import trimmed_regions
 from vision.dice_types import DiceRead, DiceReaderConfig, DieRead, Region, Verdict, mid, xy
 from vision.dice_verdict import body_verdict
 from vision.frame import check_image
+from vision.heap import keep_freed_memory
 
 __all__ = ["DiceRead", "DiceReader", "DiceReaderConfig", "DieRead", "read_dice"]
 
@@ -97,6 +98,8 @@ class DiceReader:
     """Reads dice frames with one configuration; see :func:`read_dice`."""
 
     def __init__(self, config: DiceReaderConfig | None = None) -> None:
+        """A reader; the first one in a process keeps the process's freed working memory (:mod:`vision.heap`)."""
+        keep_freed_memory()
         self.config = config or DiceReaderConfig()
         self._arena = None if self.config.arena is None else np.asarray(self.config.arena, np.float32)
 

@@ -303,7 +303,7 @@ def side_face_pips(spots: Pips, faces: list[tuple[tuple[float, float], float, fl
     at = pixel(spots.centres, origin, shape)
     inner = np.zeros(len(spots), bool)
     nodes: list[tuple[float, float]] = []
-    edge = float(np.median([f[1] for f in faces]))
+    edge = mid([f[1] for f in faces])
     for centre, side, angle, pips in faces:
         box = cv2.boxPoints(((centre[0] - origin[0], centre[1] - origin[1]), (0.8 * side, 0.8 * side), angle))
         mask = np.zeros(shape[:2], np.uint8)
@@ -316,8 +316,8 @@ def side_face_pips(spots: Pips, faces: list[tuple[tuple[float, float], float, fl
     on = gap <= 0.12 * edge
     if not on.any():
         return 0
-    pip_area = float(np.median(spots.areas[on]))
-    reference = float(np.median(spots.contrast[on]))
+    pip_area = mid(spots.areas[on])
+    reference = mid(spots.contrast[on])
     centres = np.array([f[0] for f in faces], float)
     reach = np.hypot(*(spots.centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)).min(axis=1) <= 1.1 * edge
     side = (~inner & ~on & reach & (spots.elongation >= 0.35) & (spots.elongation <= 0.7) & (spots.areas >= 0.35 * pip_area)

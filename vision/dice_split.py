@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice_pips import FaceFit, fit_face
+from vision.dice_types import mid
 
 _DIAGONAL = 2.0 * np.sqrt(2.0)
 """Distance between opposite corner pips, in grid spacings."""
@@ -104,7 +105,7 @@ def group_faces(centres: np.ndarray, spacing: tuple[float, float], *, blockers: 
         raise ValueError(f"spacing must be (low, high) with 0 < low <= high, got {spacing}")
     blockers = np.zeros((0, 2)) if blockers is None else np.asarray(blockers, float).reshape(-1, 2)
     groups = _proposals(centres, spacing, tolerance, member, clear, blockers)
-    reference = float(np.median([g.fit.spacing for g in groups])) if groups else 0.5 * (spacing[0] + spacing[1])
+    reference = mid([g.fit.spacing for g in groups]) if groups else 0.5 * (spacing[0] + spacing[1])
     dist = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
     np.fill_diagonal(dist, np.inf)
     for p in np.flatnonzero(dist.min(axis=1) > clear * reference):  # a lone pip: a face of 1

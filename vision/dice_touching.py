@@ -122,7 +122,9 @@ def split_body(patch: np.ndarray, body: np.ndarray, k: int, die_area: float) -> 
     centred = points - points.mean(axis=0)
     axis = np.linalg.eigh(centred.T @ centred)[1][:, -1]
     along = centred @ axis
-    start = np.minimum((np.argsort(np.argsort(along)) * k) // len(along), k - 1).astype(np.int32).reshape(-1, 1)
+    rank = np.empty(len(along), np.intp)
+    rank[np.argsort(along)] = np.arange(len(along))
+    start = np.minimum((rank * k) // len(along), k - 1).astype(np.int32).reshape(-1, 1)
     _, labels, _ = cv2.kmeans(points, k, start, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
     out[ys, xs] = labels.ravel()
     return out

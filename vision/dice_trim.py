@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.dice_region import regions_of_pieces
 from vision.dice_segment import SCALE, Segmentation
-from vision.dice_types import DiceReaderConfig, Region, pixel
+from vision.dice_types import DiceReaderConfig, Region, mid, pixel
 
 KERNEL = 0.6
 """Diameter of the opening disk, as a share of a die's edge."""
@@ -87,7 +87,7 @@ def trimmed_regions(image: np.ndarray, seg: Segmentation, region: Region, die_ar
         return None  # a strip reaching towards another body may be the side face of a die leaning on its neighbour
     spots = region.all_found
     if len(spots):  # a strip holding a spot of a pip's size may be a die's side face: not cut off
-        pip_area = float(np.median(region.pips.areas)) if len(region.pips) else 0.02 * die_area
+        pip_area = mid(region.pips.areas) if len(region.pips) else 0.02 * die_area
         on_strip = spots.subset((spots.areas >= 0.2 * pip_area) & (spots.areas <= 1.5 * pip_area))
         if len(on_strip):
             at = pixel(on_strip.centres / SCALE, (x0, y0), rest.shape)

@@ -197,9 +197,9 @@ class Region:
 
 def mid(values: object) -> float:
     """Median of a short sequence (numpy's median is slow on a handful of values)."""
-    ordered = sorted(float(v) for v in values)
+    ordered = sorted(values.tolist() if isinstance(values, np.ndarray) else values)
     n = len(ordered)
-    return ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
+    return float(ordered[n // 2]) if n % 2 else 0.5 * (float(ordered[n // 2 - 1]) + float(ordered[n // 2]))
 
 
 def xy(point: tuple[float, float]) -> str:

@@ -86,7 +86,8 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
         return Verdict(decline=Decline.UNREADABLE, detail=f"die-like body at {where} shows no pip")
     if len(pips) == 0 and (ratio is None or ratio < 0.55 or ratio > 3.5 or blob.fill < 0.6 or blob.aspect > 2.2):
         return Verdict()  # dark specks or edges on a light object that is no die (too small, long, ragged)
-    if (region.single is None and blob.fill < 0.86 and glare_area(region, median_pip_area(pips), cfg.glare_level) > 0.12 * blob.area
+    glare = glare_area(region, median_pip_area(pips), cfg.glare_level)
+    if (region.single is None and blob.fill < 0.86 and glare > 0.12 * blob.area
             and sharp_outline(region) < 0.4 and bool((pips.areas >= 2.5 * pip_area).all())):
         return Verdict()  # a round glare spot on the table (soft outline), its white core taken for a pip
     motion = motion_problem(region, cfg.motion_anisotropy)
@@ -96,17 +97,12 @@ def body_verdict(region: Region, die_area: float | None, cfg: DiceReaderConfig, 
         motion = motion_problem(region, cfg.motion_anisotropy + 0.2)
         if motion is not None:
             return Verdict(decline=Decline.MOTION, detail=f"die at {where} is smeared and unreadable ({motion})")
-    glare = glare_area(region, median_pip_area(pips), cfg.glare_level)
     if glare:
         return Verdict(decline=Decline.GLARE, detail=f"glare over {glare:.0f} px of the die at {where}")
     tilted = tilt_problem(region.single, region.found, pips, cfg, square_body=single_ok)
     if tilted:
         return Verdict(decline=Decline.COCKED, detail=f"die at {where}: {tilted}")
     if single_ok:
-        glare = glare_area(region, median_pip_area(pips), cfg.glare_level)
-        if glare:
-            return Verdict(decline=Decline.GLARE, detail=f"a saturated patch of {glare:.0f} px lies on the die "
-                            f"at {where}")
         die = die_read(region.single, pips, min(blob.rect[1]))
         if not region.translucent and cfg.max_side_ratio < 0.25:  # (a red die's ghost pips may look so)
             slanted = side_face_pips(region.all_found, [(die.centre_px, die.edge_px, die.angle_deg, die.pips_px)],

@@ -44,6 +44,7 @@ import numpy as np
 from drivers.roulette_layout import order_for
 from vision.declines import Decline
 from vision.frame import check_image
+from vision.heap import keep_freed_memory
 from vision.roulette_calibration import POCKETS, WheelCalibration, polar_maps
 
 N_ANGLES = 720
@@ -125,7 +126,9 @@ class RouletteReader:
                  ball_diameter: float | None = None) -> None:
         """``fret_margin``: a read needs the ball centre within this share of a pitch of its pocket's centre.
         ``ball_diameter``: the ball's diameter on the normalised plane (ball mm / ball track's outer radius
-        mm); by default the nominal 21 mm ball of a 560 mm wheel scaled to the calibrated pocket ring."""
+        mm); by default the nominal 21 mm ball of a 560 mm wheel scaled to the calibrated pocket ring.
+        The first reader in a process keeps the process's freed working memory (:mod:`vision.heap`)."""
+        keep_freed_memory()
         if not 0.05 <= fret_margin <= 0.45:
             raise ValueError(f"fret_margin must be within 0.05..0.45 of a pocket pitch, got {fret_margin}")
         if n_angles % BLOCKS or n_angles < 10 * POCKETS:

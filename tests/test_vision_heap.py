@@ -1,0 +1,70 @@
+"""The readers keep freed working memory in the process (:mod:`vision.heap`), so a frame faults in no fresh pages.
+
+The allocator's setting is process-wide, and this test process may already have it (any reader built by another
+test sets it), so each case runs in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A frame's pattern: several blocks of a few hundred kB allocated, written and freed together. glibc's default
+# trims the freed top of its heap back to the system once it exceeds twice the largest block freed so far, and
+# the next cycle faults the same pages in again.
+CYCLES = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    sys.path.insert(0, {root!r})
+    if {keep}:
+        from vision.heap import keep_freed_memory
+        assert keep_freed_memory()
+
+    def cycle():
+        blocks = [np.ones(900_000, np.uint8) for _ in range(5)]
+        return sum(int(block[::4096].sum()) for block in blocks)
+
+    for _ in range(3):
+        cycle()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(20):
+        cycle()
+    print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20)
+    """
+)
+
+
+def _faults_per_cycle(keep: bool) -> float:
+    script = CYCLES.format(root=str(ROOT), keep=keep)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
+    return float(done.stdout.strip())
+
+
+@pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
+def test_freed_frame_memory_is_kept_instead_of_faulted_in_again() -> None:
+    # each cycle touches 5 x 220 pages; by default most of them are returned and faulted in again
+    assert _faults_per_cycle(keep=False) >= 500
+    assert _faults_per_cycle(keep=True) <= 5
+
+
+def test_a_dice_reader_sets_it() -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from vision import heap
+        from vision.dice import DiceReader
+        assert heap.keep_freed_memory.cache_info().currsize == 0
+        DiceReader()
+        assert heap.keep_freed_memory.cache_info().currsize == 1
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)

@@ -1,0 +1,40 @@
+"""Keep the readers' freed working memory in the process between frames (glibc's allocator).
+
+Reading a frame allocates working arrays of a few hundred kB each (the half-resolution masks and float planes of
+the segmentation, the patches' planes) and frees them when the read ends. By default glibc hands blocks of that
+size back to the operating system: it maps them apart from the heap (above its mmap threshold) or trims them off
+the heap's top, and the next frame faults the same memory in again, zero-filled. Measured on the dice benchmark's
+640 x 480 frames: 300 to 450 page faults and 0.5 to 0.85 ms of system time per frame, a tenth of the read.
+With the mmap threshold at 16 MiB and the trim threshold at 64 MiB the heap keeps those blocks: no page fault
+per frame. The process holds at most 64 MiB of freed memory for it.
+
+The setting is process-wide and harmless to everything else in the process; on an allocator other than glibc's
+(no ``mallopt``) nothing is changed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameters (``malloc.h``)."""
+
+MMAP_THRESHOLD_BYTES = 16 * 1024 * 1024
+TRIM_THRESHOLD_BYTES = 64 * 1024 * 1024
+
+
+@functools.cache
+def keep_freed_memory() -> bool:
+    """Set glibc's mmap and trim thresholds (once per process); ``False`` where the C library has no ``mallopt``."""
+    name = ctypes.util.find_library("c")
+    try:
+        mallopt = ctypes.CDLL(name).mallopt
+    except (OSError, AttributeError, TypeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)) and bool(mallopt(M_TRIM_THRESHOLD,
+                                                                                   TRIM_THRESHOLD_BYTES))
