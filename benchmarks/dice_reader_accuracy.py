@@ -15,7 +15,8 @@
    (``cv2.setNumThreads(1)``) at 640 x 480 over the frames of part 1. Each frame is read
    ``--repeats`` times (default 3) and its fastest read counts, so that the figure measures the
    reader and not the machine's other activity at that moment; the total of first reads (cold
-   caches, other activity included) is printed beside it.
+   caches, other activity included) is printed beside it. The reader keeps its freed working memory
+   in the process (:mod:`vision.heap`), as it does in the bench.
 
 Targets (docs of :mod:`vision.dice`): wrong <= 1 per 1,000 accepted reads, declines <= 2 %,
 >= 200 frames/s. Seeded: the same figures on every run.

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from vision.dice_pips import FaceFit, Pips
+from vision.dice_segment import redder
 from vision.dice_square import SquareRead
 from vision.dice_types import DiceReaderConfig, Region, depth_map, mid, pixel
 
@@ -137,7 +138,7 @@ def reddish_share(patch: np.ndarray, part: np.ndarray, floor: float = 0.0) -> fl
     """Share of the pixels of ``part`` (uint8 mask) that are a red die's red (red at least 1.8 times blue and green,
     and at least ``floor``)."""
     blue, green, red = cv2.split(patch)
-    reddish = cv2.compare(red.astype(np.float32), 1.8 * cv2.max(blue, green).astype(np.float32), cv2.CMP_GE)
+    reddish = redder(cv2.max(blue, green), red)
     if floor > 0.0:
         reddish = cv2.bitwise_and(reddish, cv2.compare(red, floor, cv2.CMP_GE))
     return cv2.countNonZero(cv2.bitwise_and(reddish, reddish, mask=part)) / max(cv2.countNonZero(part), 1)
@@ -163,7 +164,7 @@ def red_die_near(region: Region, edge: float) -> bool:
     near = region.frame[max(y - reach, 0):y + h + reach, max(x - reach, 0):x + w + reach]
     blue, green, red = cv2.split(near)
     level = max(120.0, 1.5 * float(np.median(red)))
-    die_red = (red.astype(np.float32) >= 1.8 * cv2.max(blue, green).astype(np.float32)) & (red >= level)
+    die_red = (redder(cv2.max(blue, green), red) > 0) & (red >= level)
     return bool(die_red.mean() > 0.03)
 
 

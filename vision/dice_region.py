@@ -39,7 +39,7 @@ def prepare_region(image: np.ndarray, seg: Segmentation, blob: Blob, cfg: DiceRe
     light = None if seg.light is None else full(cv2.bitwise_and(small, seg.light[rows, cols]))
     edge = float(np.sqrt(blob.area))
     if cfg.die_edge_px is not None:
-        edge = float(np.clip(edge, cfg.die_edge_px[0], cfg.die_edge_px[1] * 1.2))
+        edge = float(min(max(edge, cfg.die_edge_px[0]), cfg.die_edge_px[1] * 1.2))
     translucent = is_translucent(patch, body, cfg.style)
     kernel = int(max(5, round(edge * 0.35))) | 1
     contrast = pip_contrast(patch, translucent, kernel)
@@ -269,8 +269,9 @@ def uneven_pips(pips: Pips) -> str:
 
 def die_read(fit: FaceFit, pips: Pips, edge: float) -> DieRead:
     residual_term = max(0.0, 1.0 - fit.residual / 0.45)
-    contrast_term = float(np.clip((mid(pips.contrast) - 0.3) / 0.35, 0.0, 1.0))
-    confidence = float(np.clip(residual_term * (0.5 + 0.5 * contrast_term), 0.0, 1.0))
-    pips_px = tuple((float(x), float(y), float(d) / 2) for (x, y), d in zip(pips.centres, pips.diameters))
+    contrast_term = min(max((mid(pips.contrast) - 0.3) / 0.35, 0.0), 1.0)
+    confidence = min(max(residual_term * (0.5 + 0.5 * contrast_term), 0.0), 1.0)
+    diameters = np.asarray(pips.diameters, np.float64).tolist()
+    pips_px = tuple((x, y, d / 2) for (x, y), d in zip(np.asarray(pips.centres, np.float64).tolist(), diameters))
     return DieRead(face=fit.face, centre_px=fit.centre, edge_px=float(edge), angle_deg=fit.angle_deg,
-                   confidence=confidence, pip_diameters_px=tuple(float(d) for d in pips.diameters), pips_px=pips_px)
+                   confidence=confidence, pip_diameters_px=tuple(diameters), pips_px=pips_px)

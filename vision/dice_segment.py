@@ -87,6 +87,12 @@ _REDDER_CEILING = (np.arange(256) * 5 // 9).astype(np.uint8)
 """Greatest blue or green that a red (the index) exceeds 1.8 times: 9 * other <= 5 * red."""
 
 
+def redder(blue_green: np.ndarray, red: np.ndarray) -> np.ndarray:
+    """uint8 mask, 255 where ``red`` is at least 1.8 times ``blue_green`` (the larger of blue and green; uint8 planes):
+    a red die's red."""
+    return cv2.compare(blue_green, cv2.LUT(red, _REDDER_CEILING), cv2.CMP_LE)
+
+
 @dataclass(frozen=True)
 class PixelFeatures:
     """What the die mask needs of each half-resolution pixel, computed once per frame (independent of the table).
@@ -123,7 +129,7 @@ class PixelFeatures:
         return cls(grey=grey, red=red32,
                    neutral=cv2.compare(chroma, cv2.LUT(top, _NEUTRAL_CHROMA), cv2.CMP_LE),
                    very_neutral=cv2.compare(chroma, cv2.LUT(top, _VERY_NEUTRAL_CHROMA), cv2.CMP_LE),
-                   redder=cv2.compare(blue_green, cv2.LUT(red, _REDDER_CEILING), cv2.CMP_LE))
+                   redder=redder(blue_green, red))
 
 
 def die_mask(pixels: PixelFeatures, cells: np.ndarray, threshold: float, style: str) -> np.ndarray:
@@ -187,12 +193,26 @@ def segment_dice(image: np.ndarray, threshold: float, min_area_px: float, style:
     order = np.argsort(lab, kind="stable")
     ys, xs, lab = ys[order], xs[order], lab[order]
     bounds = np.searchsorted(lab, np.arange(1, count + 1))
+    blobs = tuple(blobs_of_labels(xs, ys, bounds, min_area_px))
+    return Segmentation(mask=filled, labels=labels, blobs=blobs, background=cells, light=mask)
+
+
+def blobs_of_labels(xs: np.ndarray, ys: np.ndarray, bounds: np.ndarray, min_area_px: float) -> list[Blob]:
+    """The :class:`Blob` of every label of at least ``min_area_px`` (full resolution), as :func:`blob_at` gives it, from
+    the half-resolution pixels of all labels at once: columns ``xs`` and rows ``ys`` ordered by label and, within a
+    label, row by row; label ``k`` (from 1) holds the pixels ``bounds[k - 1]:bounds[k]``."""
+    starts, stops = bounds[:-1], bounds[1:]  # every label holds a pixel
+    counts = stops - starts
+    lefts, rights = np.minimum.reduceat(xs, starts), np.maximum.reduceat(xs, starts)
+    x_means = np.add.reduceat(xs, starts, dtype=np.float64) / counts
+    y_means = np.add.reduceat(ys, starts, dtype=np.float64) / counts
     blobs = []
-    for label in range(1, count):
-        bx, by = xs[bounds[label - 1]:bounds[label]], ys[bounds[label - 1]:bounds[label]]
-        if len(bx) * SCALE * SCALE >= min_area_px:
-            blobs.append(blob_at(label, bx, by))
-    return Segmentation(mask=filled, labels=labels, blobs=tuple(blobs), background=cells, light=mask)
+    for k in np.flatnonzero(counts * SCALE * SCALE >= min_area_px).tolist():
+        bx, by = xs[starts[k]:stops[k]], ys[starts[k]:stops[k]]
+        ends = row_ends(by)
+        blobs.append(_blob(k + 1, len(bx), (int(lefts[k]), int(by[0]), int(rights[k]), int(by[-1])),
+                           (float(x_means[k]), float(y_means[k])), bx[ends], by[ends]))
+    return blobs
 
 
 def blob_of_piece(label: int, piece: np.ndarray, origin: tuple[int, int]) -> Blob:
@@ -204,15 +224,23 @@ def blob_of_piece(label: int, piece: np.ndarray, origin: tuple[int, int]) -> Blo
 def blob_at(label: int, xs: np.ndarray, ys: np.ndarray) -> Blob:
     """A :class:`Blob` (full resolution) of the half-resolution pixels at columns ``xs`` and rows ``ys``,
     given row by row (as :func:`numpy.nonzero` gives them)."""
-    area = float(len(xs)) * SCALE * SCALE
-    left, top = int(xs.min()), int(ys.min())
     extremes = row_ends(ys)
-    points = np.column_stack([xs[extremes], ys[extremes]]).astype(np.float32) * SCALE + (SCALE - 1) / 2
+    return _blob(label, len(xs), (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())),
+                 (float(xs.mean()), float(ys.mean())), xs[extremes], ys[extremes])
+
+
+def _blob(label: int, count: int, box: tuple[int, int, int, int], mean: tuple[float, float], edge_xs: np.ndarray,
+          edge_ys: np.ndarray) -> Blob:
+    """A :class:`Blob` (full resolution) of ``count`` half-resolution pixels spanning ``box`` (left, top, right,
+    bottom, inclusive) with mean position ``mean``, whose convex hull is that of the pixels at ``edge_xs``, ``edge_ys``."""
+    area = float(count) * SCALE * SCALE
+    left, top, right, bottom = box
+    points = np.column_stack([edge_xs, edge_ys]).astype(np.float32) * SCALE + (SCALE - 1) / 2
     rect = cv2.minAreaRect(cv2.convexHull(points))  # the same rectangle, from far fewer points
     rw, rh = max(rect[1][0] + SCALE, 1.0), max(rect[1][1] + SCALE, 1.0)
-    return Blob(label=label, area=area, bbox=(left * SCALE, top * SCALE, (int(xs.max()) - left + 1) * SCALE,
-                                              (int(ys.max()) - top + 1) * SCALE),
-                centroid=(float(xs.mean() * SCALE), float(ys.mean() * SCALE)), rect=(rect[0], (rw, rh), rect[2]),
+    return Blob(label=label, area=area, bbox=(left * SCALE, top * SCALE, (right - left + 1) * SCALE,
+                                              (bottom - top + 1) * SCALE),
+                centroid=(mean[0] * SCALE, mean[1] * SCALE), rect=(rect[0], (rw, rh), rect[2]),
                 fill=area / (rw * rh), aspect=max(rw, rh) / min(rw, rh))
 
 
