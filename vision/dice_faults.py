@@ -62,14 +62,14 @@ def glare_area(region: Region, pip_area: float, glare_level: float) -> float:
     one of the pips read (a pip lit or faked by glare).
     """
     body = region.body
-    inside = body > 0
+    inside = cv2.compare(body, 0, cv2.CMP_GT)
     if region.glare_zone is not None:
-        inside &= region.glare_zone > 0
-    if not inside.any():
+        inside = cv2.bitwise_and(inside, cv2.compare(region.glare_zone, 0, cv2.CMP_GT))
+    if not cv2.countNonZero(inside):
         return 0.0
     smooth, level = whiteness(region)
-    bright = (smooth >= level + glare_level * (255.0 - level)) & inside
-    area = float(bright.sum())
+    bright = cv2.bitwise_and(cv2.compare(smooth, level + glare_level * (255.0 - level), cv2.CMP_GE), inside)
+    area = float(cv2.countNonZero(bright))
     pip_area = min(pip_area, 0.03 * region.blob.area)  # a glare core alone is no measure of a pip
     if area >= 2.0 * max(pip_area, 6.0):
         return area

@@ -16,6 +16,8 @@ body reaches beyond its up face towards the image centre, where the strip lies.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from vision.dice_pips import Pips
@@ -32,7 +34,7 @@ def perspective_side(point_px: tuple[float, float], edge_px: float, image_shape:
     if cfg.camera_height_edges is None or image_shape is None or edge_px <= 0:
         return 0.0
     height, width = image_shape[:2]
-    off_axis = float(np.hypot(point_px[0] - width / 2.0, point_px[1] - height / 2.0)) / edge_px
+    off_axis = math.hypot(point_px[0] - width / 2.0, point_px[1] - height / 2.0) / edge_px
     return off_axis / cfg.camera_height_edges
 
 
@@ -50,10 +52,9 @@ def side_allowance(body_centre: tuple[float, float], face_centre: tuple[float, f
     if strip <= 0 or face_centre is None or image_shape is None:
         return cfg.max_side_ratio
     height, width = image_shape[:2]
-    towards = np.array([width / 2.0 - body_centre[0], height / 2.0 - body_centre[1]])
-    towards /= max(float(np.hypot(*towards)), 1e-9)
-    shift = float(np.dot(np.subtract(body_centre, face_centre), towards)) / edge_px
-    if shift <= 0.0:
+    towards = (width / 2.0 - body_centre[0], height / 2.0 - body_centre[1])
+    shift = (body_centre[0] - face_centre[0]) * towards[0] + (body_centre[1] - face_centre[1]) * towards[1]
+    if shift <= 0.0:  # the body's centre is no nearer the image centre than the face's
         return cfg.max_side_ratio
     return max(cfg.max_side_ratio, strip + PERSPECTIVE_MARGIN)
 

@@ -63,11 +63,15 @@ def prepare_region(image: np.ndarray, seg: Segmentation, blob: Blob, cfg: DiceRe
         fewer = round_pips(found, cfg.min_pip_roundness, 0.07 * min(edge, edge_single(edge, blob)) ** 2)
         candidates = fewer if len(fewer) else candidates
     single_edge = edge_single(edge, blob)
-    depth = depth_map(solid) / single_edge
+    depth = depth_map(solid)  # px; in single-die edges where it is read
+
+    def deep_by(spots: Pips, least: float) -> Pips:
+        return spots.subset(depth[pixel(spots.centres, (x0, y0), body.shape)] / single_edge >= least)
+
     pips = candidates
     if len(pips):  # a dark gap or notch at the outline, or a pip of a side face seen through, is not a pip
-        pips = pips.subset(depth[pixel(pips.centres, (x0, y0), body.shape)] >= (0.06 if translucent else 0.03))
-    deep = found.subset(depth[pixel(found.centres, (x0, y0), body.shape)] >= 0.06)
+        pips = deep_by(pips, 0.06 if translucent else 0.03)
+    deep = deep_by(found, 0.06)
     region = Region(blob=blob, patch=patch, body=body, origin=(x0, y0), translucent=translucent, found=deep,
                      pips=pips, candidates=candidates, all_found=found, light=light, frame=image, arena=cfg.arena)
     read_single(region, cfg)
@@ -149,8 +153,8 @@ def without_side_pips(region: Region, cfg: DiceReaderConfig) -> None:
     outline, _ = cv2.findContours(region.body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.fillConvexPoly(solid, cv2.convexHull(np.concatenate(outline)), 1)
     short = min(blob.rect[1])
-    depth = depth_map(solid) / max(short, 1.0)
-    side = side_pips(pips, depth[pixel(pips.centres, region.origin, solid.shape)] >= 0.13)
+    depth = depth_map(solid)[pixel(pips.centres, region.origin, solid.shape)] / max(short, 1.0)
+    side = side_pips(pips, depth >= 0.13)
     if side is None:
         return
     kept = pips.subset(~side)

@@ -44,8 +44,7 @@ def touching_verdict(region: Region, die_area: float, k: int, cfg: DiceReaderCon
         if motion is not None:  # one die of a touching group moving: judged on its own part
             return Verdict(decline=Decline.MOTION, detail=f"die at {xy(part_points.mean(axis=0) + region.origin)}"
                             f" is smeared ({motion})")
-        depth = depth_map(hull) / edge
-        depths[part] = depth[pixel(candidates.centres, region.origin, hull.shape)]
+        depths[part] = depth_map(hull)[pixel(candidates.centres, region.origin, hull.shape)] / edge
     owner = np.argmax(depths, axis=0) if len(candidates) else np.zeros(0, int)
     best = depths.max(axis=0) if len(candidates) else np.zeros(0)
     dice = []
