@@ -4,12 +4,12 @@ Reading a frame allocates working arrays of a few hundred kB each (the half-reso
 the segmentation, the patches' planes) and frees them when the read ends. By default glibc hands blocks of that
 size back to the operating system: it maps them apart from the heap (above its mmap threshold) or trims them off
 the heap's top, and the next frame faults the same memory in again, zero-filled. Measured on the dice benchmark's
-640 x 480 frames: 300 to 450 page faults and 0.5 to 0.85 ms of system time per frame, a tenth of the read.
-With the mmap threshold at 16 MiB and the trim threshold at 64 MiB the heap keeps those blocks: no page fault
-per frame. The process holds at most 64 MiB of freed memory for it.
+640 x 480 frames: from 1 to 505 page faults per frame depending on the run, costing up to 0.85 ms of system time
+per frame (a read takes about 5 ms). With the mmap threshold at 16 MiB and the trim threshold at 64 MiB the heap
+keeps those blocks: no page fault per frame.
 
-The setting is process-wide and harmless to everything else in the process; on an allocator other than glibc's
-(no ``mallopt``) nothing is changed.
+The setting is process-wide: the process keeps up to 64 MiB of freed memory instead of returning it, and blocks of
+up to 16 MiB come from its heap. On a C library without ``mallopt`` (not glibc) nothing is changed.
 """
 
 from __future__ import annotations
