@@ -181,7 +181,7 @@ def fit_face(centres: np.ndarray, angle_hint_deg: float | None, tolerance: float
     n = len(centres)
     if n < 1 or n > 6:
         return None
-    points = [(x, y) for x, y in np.asarray(centres, float).tolist()]
+    points = np.asarray(centres, float).tolist()
     sx = sy = 0.0
     for x, y in points:
         sx, sy = sx + x, sy + y
