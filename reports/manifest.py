@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.digest import sha256_file
 from bench.journal import ChainCheck, Journal, utc_now
-from fixtures.evidence_store import sha256_file
 from reports.signing import LabKey, public_key_text
 
 MANIFEST_FILE = "manifest.json"

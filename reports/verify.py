@@ -27,8 +27,8 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from bench.digest import sha256_file
 from bench.journal import Journal
-from fixtures.evidence_store import sha256_file
 from reports.manifest import (
     MANIFEST_FILE,
     MANIFEST_FORMAT,
