@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from drivers.roulette_layout import order_for
+from bench.games.roulette_layout import order_for
 from rng_tests.alternatives import Alternative, RiffleAlternative, SectorAlternative, parse_alternative
 from rng_tests.power import (
     PowerResult,

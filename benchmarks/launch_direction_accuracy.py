@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from roulette_reader_accuracy import SIZE, make_cameras
 
-from drivers.roulette_protocol import Direction
+from bench.games.roulette_layout import Direction
 from vision.render.nuisance import Nuisance
 from vision.render.roulette import SpinKinematics, WheelScene, render_spin_frame
 from vision.roulette_motion import motion_from_reads

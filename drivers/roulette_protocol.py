@@ -13,27 +13,16 @@ decodes RW frames; :mod:`drivers.roulette` drives a wheel with them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
+from bench.games.roulette_layout import Direction
 from drivers import line_frame
 from drivers.line_frame import Frame, checksum, encode
 from drivers.serial_link import FrameError
 
 __all__ = [
-    "Direction", "Frame", "FrameError", "NoResult", "SpinResult", "checksum", "decode", "encode",
+    "Frame", "FrameError", "NoResult", "SpinResult", "checksum", "decode", "encode",
     "parse_no_result", "parse_result",
 ]
-
-
-class Direction(StrEnum):
-    """Sense of rotation seen from above the wheel."""
-
-    CLOCKWISE = "CW"
-    ANTICLOCKWISE = "CCW"
-
-    @property
-    def opposite(self) -> Direction:
-        return Direction.ANTICLOCKWISE if self is Direction.CLOCKWISE else Direction.CLOCKWISE
 
 
 def decode(raw: bytes) -> Frame:

@@ -11,7 +11,7 @@ Power and sample size only mean something against a named alternative (DESIGN.md
 * ``sample(rng, size)`` — outcomes drawn from ``probabilities()``.
 
 Outcomes are indexed as the equipment reports them: roulette pocket *numbers* 0-36
-(adjacency comes from the wheel order of drivers/roulette_layout.py, p217-2007/roleta-francesa/2),
+(adjacency comes from the wheel order of bench/games/roulette_layout.py, p217-2007/roleta-francesa/2),
 die faces 1-6 as indices 0-5, and for shufflers the number of rising sequences R of the
 dealt deck (R = 1..deck size, index R - 1).
 
@@ -47,7 +47,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from drivers.roulette_layout import order_for
+from bench.games.roulette_layout import order_for
 
 GameKind = Literal["roulette", "dice", "shuffler"]
 GAME_KINDS: tuple[GameKind, ...] = ("roulette", "dice", "shuffler")

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 from rng_tests.fairness.cards import adjacent_pairs_test, position_frequency_test, rising_sequence_test, successor_test
 from rng_tests.fairness.dice import dice_fairness_tests
 from rng_tests.fairness.integer_streams import integer_stream_tests

@@ -100,7 +100,7 @@ def test_outcomes_roulette_fair_passes_and_a_sector_bias_fails(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
     assert document["verdict"] == "PASS" and document["outcomes"] == 3700
-    from drivers.roulette_layout import FRENCH_ORDER
+    from bench.games.roulette_layout import FRENCH_ORDER
     from rng_tests.fairness import sector_alternative
 
     positions = rng.choice(37, size=3700, p=sector_alternative(37, 9, 1.5))

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.games import roulette as r
+from bench.games.roulette_layout import FRENCH_ORDER, arc
 from bench.games.stakes import Settlement
-from drivers.roulette_layout import FRENCH_ORDER, arc
 
 CASINO = (r.FRENCH, r.AMERICAN_FRENCH_WHEEL, r.AMERICAN_AMERICAN_WHEEL)
 ALL_RULES = (*CASINO, r.AMERICAN_ONLINE)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 from rng_tests.alternatives import (
     DieBiasAlternative,
     LoadedDieAlternative,

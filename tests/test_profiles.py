@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 from bench.profiles import ProfileError, RouletteWheelEquipment, builtin_profiles, load_profile, load_profile_text
 from bench.profiles.loader import BUILTIN_DIR
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 
 SIM_TEXT = (BUILTIN_DIR / "sim.toml").read_text(encoding="utf-8")
 FAIR_SIMULATOR = 'simulator = { model = "fair", seed = 20070226 }'

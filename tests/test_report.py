@@ -18,8 +18,8 @@ from test_report_journal import (
 )
 
 from bench.catalogue import load_catalogue
+from bench.games.roulette_layout import FRENCH_ORDER
 from bench.journal import Journal, utc_now
-from drivers.roulette_layout import FRENCH_ORDER
 from reports.certificate import render_certificate, report_filename, write_report
 from reports.clause_verdicts import ATTESTED, FAIL, NOT_TESTED, PASS, clause_verdicts
 from reports.i18n import LANGUAGES, STRINGS, translator

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.games.roulette_layout import FRENCH_ORDER
 from bench.journal import Journal, utc_now
-from drivers.roulette_layout import FRENCH_ORDER
 from fixtures.evidence_store import store
 
 PROFILE = """

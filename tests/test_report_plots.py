@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from drivers.roulette_layout import FRENCH_ORDER
+from bench.games.roulette_layout import FRENCH_ORDER
 from reports import plots
 
 RNG_SEED = 20260101

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, Direction
 from bench.profiles.model import RouletteSimulator
 from drivers.roulette import SerialRouletteWheel, WheelIdentity
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
-from drivers.roulette_protocol import Direction, NoResult, SpinResult, decode, encode
+from drivers.roulette_protocol import NoResult, SpinResult, decode, encode
 from drivers.serial_link import DeviceError, FrameError, LinkSettings, SerialLink, WireLog
 from drivers.sim.host import SimulatorProcess, start_simulator
 from drivers.sim.roulette_wheel import WheelModel

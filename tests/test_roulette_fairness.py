@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, colour
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, colour
 from rng_tests.fairness import adjust, roulette
 from rng_tests.fairness.roulette import (
     DOUBLE_ZERO,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.games.roulette_layout import Direction
 from drivers.roulette_protocol import (
-    Direction,
     Frame,
     NoResult,
     SpinResult,

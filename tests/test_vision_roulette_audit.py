@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import yaml
 
-from drivers.roulette_layout import colour, order_for
+from bench.games.roulette_layout import colour, order_for
 from vision.render.nuisance import Nuisance, perspective_homography
 from vision.render.roulette import WheelScene, render_wheel
 from vision.roulette_audit import LayoutAudit, audit_layout, classify_colour, find_frets

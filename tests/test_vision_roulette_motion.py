@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from drivers.roulette_protocol import Direction
+from bench.games.roulette_layout import Direction
 from vision.declines import Decline
 from vision.render.nuisance import Nuisance
 from vision.render.roulette import random_scene, render_settle_clip, render_spin_clip, render_wheel

@@ -1,7 +1,7 @@
 """The roulette wheel renderer (vision/render/roulette.py): geometry, truth and validation.
 
 Everything is seeded; the clean renders (Nuisance.none, no tilt) let the tests check the drawn
-geometry pixel by pixel against the layout tables of drivers/roulette_layout.py.
+geometry pixel by pixel against the layout tables of bench/games/roulette_layout.py.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from drivers.roulette_layout import colour, order_for
-from drivers.roulette_protocol import Direction
+from bench.games.roulette_layout import Direction, colour, order_for
 from vision.declines import Decline
 from vision.render.nuisance import Nuisance
 from vision.render.roulette import (

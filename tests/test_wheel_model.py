@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, Direction
 from bench.profiles.model import RouletteSimulator
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
-from drivers.roulette_protocol import Direction, decode, parse_result
+from drivers.roulette_protocol import decode, parse_result
 from drivers.sim.roulette_wheel import WheelModel
 
 

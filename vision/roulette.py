@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 import cv2
 import numpy as np
 
-from drivers.roulette_layout import order_for
+from bench.games.roulette_layout import order_for
 from vision.declines import Decline
 from vision.frame import check_image
 from vision.heap import keep_freed_memory

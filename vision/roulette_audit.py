@@ -21,7 +21,7 @@ classified as green, red or black by channel ratios (robust to the light level).
   has two of a colour side by side (the single-zero American order has 1 and 27, both red, where
   the double-zero wheel has its 00);
 * the colour sequence clockwise from the 0 is that of the layout's order
-  (:func:`drivers.roulette_layout.colour` of each number of :func:`drivers.roulette_layout.order_for`),
+  (:func:`bench.games.roulette_layout.colour` of each number of :func:`bench.games.roulette_layout.order_for`),
   (the pocket clockwise after the 0 is red on the French wheel, 32, and black on the American, 28).
 
 The audit cannot read the printed numbers; that the numbers follow the layout order
@@ -38,7 +38,7 @@ from itertools import pairwise
 import numpy as np
 from scipy.signal import find_peaks
 
-from drivers.roulette_layout import colour, order_for
+from bench.games.roulette_layout import colour, order_for
 from vision.frame import check_image
 from vision.roulette_calibration import POCKETS, WheelCalibration, unwrap
 

@@ -39,7 +39,7 @@ import numpy as np
 from scipy.ndimage import uniform_filter1d
 from scipy.optimize import least_squares
 
-from drivers.roulette_layout import order_for
+from bench.games.roulette_layout import order_for
 from vision.frame import check_image
 
 CALIBRATION_VERSION = 1

@@ -26,7 +26,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from drivers.roulette_protocol import Direction
+from bench.games.roulette_layout import Direction
 from vision.roulette import PocketRead, RouletteReader
 
 MIN_STEPS = 3

@@ -40,8 +40,8 @@ from enum import StrEnum
 from fractions import Fraction
 from functools import cache
 
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, RED_NUMBERS
 from bench.games.stakes import Money, Settlement, as_money
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, RED_NUMBERS
 
 __all__ = [
     "AMERICAN_AMERICAN_WHEEL", "AMERICAN_FRENCH_WHEEL", "AMERICAN_ONLINE", "DOUBLE_ZERO", "FRENCH", "ORFAOS",

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, model_validator
 
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 from bench.profiles.attestations import Attestation
 from bench.profiles.base import EquipmentBase, Identity, SimulatorBase, Strict
 from bench.profiles.camera import CameraConnection
@@ -21,7 +22,6 @@ from bench.profiles.jackpot import JackpotEquipment
 from bench.profiles.progressive import ProgressiveControllerEquipment, check_links
 from bench.profiles.shuffler import ShufflerEquipment
 from bench.profiles.slot import SlotMachineEquipment
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
 
 
 class RouletteOptions(Strict):

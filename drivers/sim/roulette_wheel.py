@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from bench.games.roulette_layout import Direction, arc, order_for
 from bench.profiles.model import RouletteSimulator
 from drivers.line_frame import corrupt_checksum, encode_identity
-from drivers.roulette_layout import arc, order_for
-from drivers.roulette_protocol import Direction, FrameError, decode, encode
+from drivers.roulette_protocol import FrameError, decode, encode
 from drivers.sim.line_simulator import run_line_simulator
 from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.state_file import load_counter, save_state

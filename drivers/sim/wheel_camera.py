@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.games.roulette_layout import Direction
 from bench.profiles.camera import CameraSimulation
 from drivers.camera import Camera, CameraIdentity
-from drivers.roulette_protocol import Direction
 from drivers.sim.camera_sensor import SimulatedSensor
 from drivers.sim.roulette_wheel import WheelModel, read_game_counter
 from vision.frame import Frame

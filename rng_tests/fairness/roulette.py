@@ -7,7 +7,7 @@ even chances, dozens and columns paid under roleta-americana/24 and /27 then hav
 probabilities (18/37, 12/37, ...).
 
 Outcomes are the winning numbers as reported (``numbers``), and the wheel is described by its
-clockwise pocket order (``order``: :data:`drivers.roulette_layout.FRENCH_ORDER` or
+clockwise pocket order (``order``: :data:`bench.games.roulette_layout.FRENCH_ORDER` or
 ``AMERICAN_ORDER``, 37 pockets). Portaria 217/2007 permits 37-pocket wheels only; the online
 American roulette of srij-804-2015/roleta-americana (0 and 00, rule 19) has 38 pockets, analysed
 with :data:`DOUBLE_ZERO_ORDER` (or any 38-pocket order) in which "00" is coded :data:`DOUBLE_ZERO`.
@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from drivers.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, RED_NUMBERS
+from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER, RED_NUMBERS
 from rng_tests.fairness.goodness_of_fit import pearson_chi_square
 from rng_tests.result import TestResult
 

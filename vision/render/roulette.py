@@ -10,7 +10,7 @@ chrome turret.
 
 Angles are in degrees, measured clockwise as seen from above: from +x towards +y in the
 top-down image, whose y axis points down. Pocket ``k`` of the layout's clockwise order
-(:mod:`drivers.roulette_layout`) has its centre at ``rotor_angle_deg + k * 360 / 37``.
+(:mod:`bench.games.roulette_layout`) has its centre at ``rotor_angle_deg + k * 360 / 37``.
 
 The rotor (everything inside the number ring) and the stator are drawn once per geometry and
 cached; a frame only turns the rotor texture and draws the ball, so rendering is fast enough
@@ -26,8 +26,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from drivers.roulette_layout import colour, order_for
-from drivers.roulette_protocol import Direction
+from bench.games.roulette_layout import Direction, colour, order_for
 from vision.declines import Decline
 from vision.render.nuisance import Nuisance, add_glare, apply_nuisance, map_points, motion_blur, perspective_homography
 from vision.render.target import TargetSpec, draw_target

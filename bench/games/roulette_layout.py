@@ -1,7 +1,10 @@
-"""Roulette wheel pocket orders and colours (p217-2007/roleta-americana/2 and /6, roleta-francesa/2 and /6)."""
+"""Roulette wheel pocket orders and colours (p217-2007/roleta-americana/2 and /6, roleta-francesa/2 and /6),
+and the senses in which the rotor and the ball turn (p217-2007/roleta-francesa/13: the ball launched
+alternately one way and the other, the rotor turning against it)."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 # Clockwise from 0, as printed in Portaria 217/2007, roleta-americana/2 a) and roleta-francesa/2.
@@ -41,3 +44,14 @@ def arc(order: tuple[int, ...], start_number: int, width: int) -> tuple[int, ...
     """``width`` adjacent pocket numbers clockwise from ``start_number``."""
     first = order.index(start_number)
     return tuple(order[(first + step) % len(order)] for step in range(width))
+
+
+class Direction(StrEnum):
+    """Sense of rotation seen from above the wheel."""
+
+    CLOCKWISE = "CW"
+    ANTICLOCKWISE = "CCW"
+
+    @property
+    def opposite(self) -> Direction:
+        return Direction.ANTICLOCKWISE if self is Direction.CLOCKWISE else Direction.CLOCKWISE
