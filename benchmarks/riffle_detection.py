@@ -32,7 +32,7 @@ from functools import cache
 import numpy as np
 from scipy import optimize, stats
 
-from drivers.sim.shuffle_models import gsr_riffle
+from bench.games.shuffle_models import gsr_riffle
 from rng_tests.fairness import cards
 from rng_tests.result import TestResult
 

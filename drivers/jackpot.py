@@ -26,6 +26,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from bench.games.jackpot_rules import Hit, PayTable
 from drivers.jackpot_protocol import (
     DisplayReading,
     Frame,
@@ -51,7 +52,6 @@ from drivers.jackpot_protocol import (
 from drivers.line_frame import DeviceIdentity, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
 from drivers.serial_link import FrameError, SerialLink
-from drivers.sim.jackpot_rules import Hit, PayTable
 
 T = TypeVar("T")
 JackpotIdentity = DeviceIdentity  # what the controller says it is (frame ``ID``)

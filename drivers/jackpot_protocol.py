@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from bench.games.jackpot_rules import Hit, Payout, PayTable, Prize, PrizeKind, parse_percent
 from drivers import line_frame
 from drivers.line_frame import Frame, encode, whole_number
 from drivers.serial_link import FrameError
-from drivers.sim.jackpot_rules import Hit, Payout, PayTable, Prize, PrizeKind, parse_percent
 
 __all__ = [
     "GAMES", "TRANSACTIONS", "DisplayReading", "Frame", "FrameError", "HitSettlement", "JackpotConfiguration",

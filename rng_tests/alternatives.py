@@ -313,8 +313,8 @@ class RiffleAlternative(Alternative):
 
     def sample_decks(self, rng: np.random.Generator, shuffles: int) -> np.ndarray:
         """Dealt decks (shuffles, deck), card labels top to bottom, from the GSR model of
-        drivers/sim/shuffle_models.py: for simulated power of tests on the full order."""
-        from drivers.sim.shuffle_models import gsr_riffle
+        bench/games/shuffle_models.py: for simulated power of tests on the full order."""
+        from bench.games.shuffle_models import gsr_riffle
 
         return gsr_riffle(self.deck, rng, riffles=self.riffles, shuffles=shuffles)
 

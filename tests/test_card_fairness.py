@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from drivers.sim.shuffle_models import bayer_diaconis_probability, clumped_shuffle, fisher_yates, gsr_riffle
+from bench.games.shuffle_models import bayer_diaconis_probability, clumped_shuffle, fisher_yates, gsr_riffle
 from rng_tests.fairness.cards import (
     adjacent_pairs,
     adjacent_pairs_test,

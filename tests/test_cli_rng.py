@@ -9,7 +9,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 from bench.cli import app
-from drivers.sim.shuffle_models import gsr_riffle
+from bench.games.shuffle_models import gsr_riffle
 from rng_tests.nist.constants import binary_expansion_of_e
 
 runner = CliRunner()

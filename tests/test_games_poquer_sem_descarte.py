@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from bench.games import jackpot_rules
 from bench.games.poker_hands import Category
 from bench.games.poquer_sem_descarte import (
     JACKPOT_P461,
@@ -16,7 +17,6 @@ from bench.games.poquer_sem_descarte import (
     settle_jackpot,
 )
 from bench.games.stakes import LIMIT_TABLES, Settlement
-from drivers.sim import jackpot_rules
 
 C = Category
 DEALER_PAIR = "2C 2D 7C 9S JC"  # qualifies (a pair beats ace-king)
@@ -170,7 +170,7 @@ def test_start_value_and_bad_hits():
 
 
 def test_jackpot_simulator_agrees_with_the_oracle():
-    """drivers/sim/jackpot_rules must pay what this oracle pays: 300 random sequences of 20 rounds, 2000 single rounds.
+    """bench/games/jackpot_rules must pay what this oracle pays: 300 random sequences of 20 rounds, 2000 single rounds.
 
     Each round adds jackpot bets to the pool (1 to 7 seats, 2.5 %) and, with probability 1/2, settles
     1 to 7 winning seats with random combinations (royals made common on purpose). Seed fixed.

@@ -1,6 +1,6 @@
 """SerialJackpotController (drivers.jackpot) against the real simulator process behind a pseudo-terminal.
 
-Expected values come from the regulation's arithmetic in :mod:`drivers.sim.jackpot_rules`
+Expected values come from the regulation's arithmetic in :mod:`bench.games.jackpot_rules`
 (exact rationals), never from the simulator: a fair controller must match it to the cent, a
 faulty one must visibly not.
 """
@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
+from bench.games.jackpot_rules import Hit, expected_value, minimum_start, settle
 from bench.profiles.jackpot import JackpotEquipment, JackpotLevel, JackpotOptions, JackpotSimulator, PrizeRule
 from drivers.jackpot import SerialJackpotController, make_jackpot_controller
 from drivers.jackpot_protocol import encode
 from drivers.sas_progressive import SasProgressiveListener
 from drivers.serial_link import DeviceError, LinkSettings, SerialLink, WireLog
 from drivers.sim.host import start_simulator
-from drivers.sim.jackpot_rules import Hit, expected_value, minimum_start, settle
 from drivers.sim.power_rail import RailState, read_rail, write_rail
 
 IDENTITY = {"manufacturer": "Acme Jackpots", "model": "JP-7", "serial": "SN-0461", "firmware": "2.0.1"}

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from bench.games.jackpot_rules import BLACKJACK_EXAMPLE, POQUER_SEM_DESCARTE, Hit
 from drivers.jackpot_protocol import (
     Frame,
     decode,
@@ -29,7 +30,6 @@ from drivers.sas_progressive import ProgressiveScanner, parse_progressive
 from drivers.sas_protocol import encode_multi_progressive, encode_single_progressive
 from drivers.sas_transport import Unescaper, escape_message
 from drivers.serial_link import FrameError
-from drivers.sim.jackpot_rules import BLACKJACK_EXAMPLE, POQUER_SEM_DESCARTE, Hit
 
 
 def frame(*parts: object) -> Frame:

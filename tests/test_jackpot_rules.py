@@ -1,4 +1,4 @@
-"""The jackpot arithmetic of drivers.sim.jackpot_rules against the texts of p461-2001/poquer-sem-descarte/9, /10, /12.
+"""The jackpot arithmetic of bench.games.jackpot_rules against the texts of p461-2001/poquer-sem-descarte/9, /10, /12.
 
 Expected amounts are worked out by hand from the clauses in each test, not taken from the code.
 """
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.sim.jackpot_rules import (
+from bench.games.jackpot_rules import (
     BLACKJACK_EXAMPLE,
     POQUER_SEM_DESCARTE,
     Hit,

@@ -107,10 +107,10 @@ def test_rising_sequence_distribution_reproduces_bayer_diaconis_table() -> None:
 
 
 def test_gsr_riffle_model_matches_the_exact_rising_sequence_distribution() -> None:
-    """3 GSR riffles of 52 cards (drivers/sim/shuffle_models.py, the forward "drop" model), 3000 decks:
+    """3 GSR riffles of 52 cards (bench/games/shuffle_models.py, the forward "drop" model), 3000 decks:
     Pearson GOF of R against the exact distribution (cells pooled to expected >= 5) gives p >= 0.001,
     which a correct model and formula fail with probability 0.001."""
-    shuffle_models = pytest.importorskip("drivers.sim.shuffle_models")
+    shuffle_models = pytest.importorskip("bench.games.shuffle_models")
     decks = shuffle_models.gsr_riffle(52, np.random.default_rng(21), riffles=3, shuffles=3000)
     r = rising_sequences(decks)
     assert r.max() <= 8  # an 8-shuffle has at most 8 rising sequences

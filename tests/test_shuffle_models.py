@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from drivers.sim.shuffle_models import (
+from bench.games.shuffle_models import (
     bayer_diaconis_probability,
     clumped_shuffle,
     fisher_yates,

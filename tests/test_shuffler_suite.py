@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
 
-from drivers.sim.shuffle_models import gsr_riffle
+from bench.games.shuffle_models import gsr_riffle
 from rng_tests.fairness.cards import rising_sequence_test
 from rng_tests.fairness.shuffle_power import rising_sequence_power
 

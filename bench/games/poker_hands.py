@@ -57,7 +57,7 @@ __all__ = [
 
 
 class Category(StrEnum):
-    """A combination. The names of the five jackpot combinations match :mod:`drivers.sim.jackpot_rules`."""
+    """A combination. The names of the five jackpot combinations match :mod:`bench.games.jackpot_rules`."""
 
     ROYAL_FLUSH = "ROYAL_FLUSH"
     """Sequência (máxima) real de cor: A K Q J 10 of one suit."""

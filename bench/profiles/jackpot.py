@@ -16,8 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveInt, field_validator, model_validator
 
-from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
-from drivers.sim.jackpot_rules import (
+from bench.games.jackpot_rules import (
     DEFAULT_PAY_TABLES,
     START_MULTIPLE,
     PayTable,
@@ -25,6 +24,7 @@ from drivers.sim.jackpot_rules import (
     PrizeKind,
     parse_percent,
 )
+from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
 
 PercentText = Annotated[str, Field(pattern=r"^\d{1,3}(\.\d{1,4})?$")]
 """A percentage as decimal text, at most 4 decimals (``"70"``, ``"2.5"``)."""
@@ -67,7 +67,7 @@ class JackpotSetup(Strict):
     ``pay_table`` empty means the game's default: p461-2001/poquer-sem-descarte/9 for póquer sem
     descarte; for blackjack the combinations are the concession's, approved by the regulator
     (p217-2007/blackjack/43), so a profile of a real blackjack table states them (the default is
-    :data:`drivers.sim.jackpot_rules.BLACKJACK_EXAMPLE`).
+    :data:`bench.games.jackpot_rules.BLACKJACK_EXAMPLE`).
     """
 
     game: Game = "poquer-sem-descarte"

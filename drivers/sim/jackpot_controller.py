@@ -1,9 +1,9 @@
 """Simulated table-game jackpot controller with its display, speaking the JP protocol.
 
-The controller holds one pool per level in micro-cents (:data:`~drivers.sim.jackpot_rules.UNITS_PER_CENT`
+The controller holds one pool per level in micro-cents (:data:`~bench.games.jackpot_rules.UNITS_PER_CENT`
 a cent), so the fraction of a cent of every contribution is kept; it shows and pays whole cents.
 Every jackpot bet (``BET``) adds each level's approved percentage of it; a round's winning hands
-(``HIT``) are paid by :func:`drivers.sim.jackpot_rules.settle` (p461-2001/poquer-sem-descarte/9 and
+(``HIT``) are paid by :func:`bench.games.jackpot_rules.settle` (p461-2001/poquer-sem-descarte/9 and
 /12, p217-2007/blackjack/50). Pools, meters, the display's history and the last transaction with
 its reply live in the state file (non-volatile memory): a power cycle (a process restart, or the
 simulated supply's rail through :func:`drivers.sim.power_rail.powered`) keeps them.
@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.games.jackpot_rules import UNITS_PER_CENT, Hit, contribution_units, format_percent, settle
 from bench.profiles.jackpot import JackpotSimulator
 from drivers.jackpot_protocol import (
     TRANSACTIONS,
@@ -45,7 +46,6 @@ from drivers.line_frame import encode_identity
 from drivers.sas_protocol import encode_multi_progressive, encode_single_progressive
 from drivers.sas_transport import escape_message
 from drivers.serial_link import FrameError
-from drivers.sim.jackpot_rules import UNITS_PER_CENT, Hit, contribution_units, format_percent, settle
 from drivers.sim.line_simulator import parse_simulator_arguments, run_line_simulator
 from drivers.sim.power_rail import PoweredDevice
 from drivers.sim.pty_server import Handler, Reply, serve_bytes

@@ -8,7 +8,7 @@ mode, the resting deck in two-deck mode) and, outside it, the cards dealt and no
 ``ALTERNATE`` (two decks of different backs, each shuffle brings the other deck into the shoe,
 p217-2007/poquer-nao-bancado/76).
 
-Shuffle models (profile ``simulator.model``, :mod:`drivers.sim.shuffle_models`): ``fair``
+Shuffle models (profile ``simulator.model``, :mod:`bench.games.shuffle_models`): ``fair``
 (Fisher-Yates on numpy's PCG64), ``riffle`` (``riffles`` Gilbert-Shannon-Reeds riffles),
 ``clumped``. Faults, each drawn from its own generator seeded ``(seed, stream, counter)`` with
 non-volatile counters, so a restarted simulator continues reproducibly: jams and damaged cards
@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.games.shuffle_models import shuffle
 from bench.profiles.shuffler import ShufflerSimulator
 from drivers.line_frame import encode_identity
 from drivers.serial_link import FrameError
@@ -48,7 +49,6 @@ from drivers.shuffler_protocol import (
 )
 from drivers.sim.line_simulator import run_line_simulator
 from drivers.sim.pty_server import Handler, Reply
-from drivers.sim.shuffle_models import shuffle
 from drivers.sim.state_file import load_state, save_state
 from drivers.sim.wire_faults import ChecksumGarbler
 
