@@ -26,12 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from bench.games.physical_cards import Card
 from drivers.line_frame import DeviceIdentity, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
 from drivers.serial_link import DeviceError, FrameError, SerialLink
 from drivers.shuffler_protocol import (
     Ack,
-    Card,
     DealtCard,
     Frame,
     LoadSource,

@@ -2,7 +2,7 @@
 
 Documented for manufacturers in ``docs/protocols/card-shuffler.md``. Frames use the bench's
 line framing (:mod:`drivers.line_frame`, ``$TYPE,f1,f2*CC``). This module holds the protocol's
-vocabulary (cards, states, modes) and parses every reply; :mod:`drivers.shuffler` drives a
+vocabulary (states, modes) and parses every reply; :mod:`drivers.shuffler` drives a
 shuffler with it and :mod:`drivers.sim.shuffler` simulates one.
 
 Every request that changes the machine (``MODE``, ``LOAD``, ``SHUFFLE``, ``DEAL``, ``RETURN``,
@@ -14,29 +14,26 @@ retried ``DEAL`` never deals a second card.
 A card is ``<rank><suit>/<back>``: rank ``A 2-9 T J Q K``, suit ``S H D C``, and the back
 colour of its deck (``AS/RED``): what the shuffler's recognition reads from the index corner
 and the back. Cards of decks with the same back cannot be told apart, by a shuffler or by us.
+The card, its wire form and the ids of physical cards are :mod:`bench.games.physical_cards`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-import numpy as np
-
+from bench.games.physical_cards import Card, parse_card, valid_back
 from drivers import line_frame
 from drivers.line_frame import Frame, encode
 from drivers.serial_link import FrameError
 
 __all__ = [
-    "CARDS_PER_PAGE", "RANKS", "SUITS", "Ack", "Card", "Condition", "DealtCard", "Frame", "FrameError", "LoadSource",
-    "Mode", "Page", "ShuffleDone", "ShufflerState", "ShufflerStatus", "Stop", "card_ids", "decode", "encode",
-    "factory_order", "parse_ack", "parse_card", "parse_dealt", "parse_page", "parse_shuffled", "parse_status",
-    "parse_stop", "parse_tx",
+    "CARDS_PER_PAGE", "Ack", "Condition", "DealtCard", "Frame", "FrameError", "LoadSource", "Mode", "Page",
+    "ShuffleDone", "ShufflerState", "ShufflerStatus", "Stop", "decode", "encode", "parse_ack", "parse_dealt",
+    "parse_page", "parse_shuffled", "parse_status", "parse_stop", "parse_tx",
 ]
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
 CARDS_PER_PAGE = 52
 """Cards per ``INV`` or ``TRAY`` page (one deck): frames stay under 400 bytes."""
 
@@ -78,68 +75,9 @@ class LoadSource(StrEnum):
     """Where the cards put into the loading tray come from."""
 
     NEW = "NEW"
-    """New decks in factory order (:func:`factory_order`)."""
+    """New decks in factory order (:func:`bench.games.physical_cards.factory_order`)."""
     UNLOADED = "UNLOADED"
     """The stack last unloaded, in the order it came out (top first)."""
-
-
-@dataclass(frozen=True, order=True)
-class Card:
-    """One card as recognised: rank, suit and the back colour of its deck."""
-
-    back: str
-    suit: str
-    rank: str
-
-    def __post_init__(self) -> None:
-        if self.rank not in RANKS or len(self.rank) != 1:
-            raise ValueError(f"card rank must be one of {RANKS}, got {self.rank!r}")
-        if self.suit not in SUITS or len(self.suit) != 1:
-            raise ValueError(f"card suit must be one of {SUITS}, got {self.suit!r}")
-        if not _valid_back(self.back):
-            raise ValueError(f"back colour must be 1-8 upper-case letters/digits starting with a letter, got {self.back!r}")
-
-    @property
-    def code(self) -> str:
-        """The wire form, ``AS/RED``."""
-        return f"{self.rank}{self.suit}/{self.back}"
-
-    def __str__(self) -> str:
-        return self.code
-
-
-def _valid_back(back: str) -> bool:
-    return 1 <= len(back) <= 8 and back[0].isascii() and back[0].isupper() and all(
-        c.isascii() and (c.isupper() or c.isdigit()) for c in back)
-
-
-def parse_card(text: str) -> Card:
-    """A card from its wire form ``<rank><suit>/<back>``; ValueError naming what is wrong."""
-    face, slash, back = text.partition("/")
-    if not slash or len(face) != 2:
-        raise ValueError(f"card {text!r} is not <rank><suit>/<back>")
-    return Card(back=back, suit=face[1], rank=face[0])
-
-
-def factory_order(backs: Sequence[str]) -> tuple[Card, ...]:
-    """The cards of new decks as loaded, top first: deck by deck in ``backs`` order, suits S H D C, ranks A-K."""
-    return tuple(Card(back, suit, rank) for back in backs for suit in SUITS for rank in RANKS)
-
-
-def card_ids(cards: Iterable[Card], backs: Sequence[str]) -> np.ndarray:
-    """Integer ids ``52 * deck + 13 * suit + rank`` of cards (deck = index of the back in ``backs``).
-
-    The ids are what :mod:`rng_tests.fairness.cards` needs (every physical card its own id), so the
-    backs must be distinct: decks sharing a back colour cannot be told apart card by card.
-    """
-    if len(set(backs)) != len(backs):
-        raise ValueError(f"card ids need distinct back colours per deck, got {list(backs)}")
-    deck = {back: index for index, back in enumerate(backs)}
-    try:
-        return np.array([52 * deck[c.back] + 13 * SUITS.index(c.suit) + RANKS.index(c.rank) for c in cards],
-                        dtype=np.int64)
-    except KeyError as error:
-        raise ValueError(f"card of back colour {error.args[0]!r} is not in {list(backs)}") from error
 
 
 # -- replies ------------------------------------------------------------------------------------
@@ -290,7 +228,7 @@ def parse_shuffled(frame: Frame) -> ShuffleDone:
     if frame.type != "SHUFFLED" or len(frame.fields) != 4:
         raise FrameError("SHUFFLED frame needs tx, shuffle, back and cards", frame.raw)
     back = frame.fields[2] or None
-    if back is not None and not _valid_back(back):
+    if back is not None and not valid_back(back):
         raise FrameError(f"bad back colour {back!r}", frame.raw)
     return ShuffleDone(parse_tx(frame), _integer(frame, 1, "shuffle number", 1), back,
                        _integer(frame, 3, "card count"), frame.raw)

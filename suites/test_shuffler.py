@@ -54,10 +54,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.games.physical_cards import Card, factory_order, parse_card
 from drivers.shuffler import CardShuffler, OperatorActionRequired
 from drivers.shuffler_protocol import (
     CARDS_PER_PAGE,
-    Card,
     DealtCard,
     LoadSource,
     Mode,
@@ -65,8 +65,6 @@ from drivers.shuffler_protocol import (
     ShufflerState,
     ShufflerStatus,
     Stop,
-    factory_order,
-    parse_card,
 )
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.cards import card_shuffle_tests, riffle_total_variation

@@ -5,9 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.games import cards
+from bench.games import cards, physical_cards
 from bench.games.cards import ACE, DECK_28, DECK_52, Card, parse_card, parse_cards
-from drivers import shuffler_protocol
 
 
 @pytest.mark.parametrize(("text", "rank", "suit"), [
@@ -58,10 +57,10 @@ def test_code_round_trip_and_colour():
 
 
 def test_shuffler_ids_agree_with_the_driver():
-    """Our card ids are the driver's ``card_ids`` for a one-deck shoe, and convert both ways."""
+    """Our card ids are the shuffler's ``card_ids`` for a one-deck shoe, and convert both ways."""
     backs = ["RED", "BLUE"]
-    physical = shuffler_protocol.factory_order(backs)
-    ids = shuffler_protocol.card_ids(physical, backs)
+    physical = physical_cards.factory_order(backs)
+    ids = physical_cards.card_ids(physical, backs)
     for wire, identifier in zip(physical, ids, strict=True):
         game = cards.from_shuffler(wire)
         assert cards.card_id(game) == identifier % 52

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import serial
 
+from bench.games.physical_cards import Card, card_ids, factory_order
 from bench.profiles.shuffler import ShufflerEquipment, ShufflerOptions, ShufflerSimulator
 from drivers.serial_link import DeviceError, FrameError, LinkSettings, SerialLink, WireLog
 from drivers.shuffler import (
@@ -32,20 +33,7 @@ from drivers.shuffler import (
     make_shuffler,
     register_shuffler_protocol,
 )
-from drivers.shuffler_protocol import (
-    Ack,
-    Card,
-    DealtCard,
-    LoadSource,
-    Mode,
-    ShuffleDone,
-    ShufflerState,
-    Stop,
-    card_ids,
-    decode,
-    encode,
-    factory_order,
-)
+from drivers.shuffler_protocol import Ack, DealtCard, LoadSource, Mode, ShuffleDone, ShufflerState, Stop, decode, encode
 from drivers.sim.host import SimulatorProcess, start_simulator
 from drivers.sim.shuffler import ShufflerDevice, ShufflerMachine
 from rng_tests.fairness.cards import rising_sequence_test

@@ -9,20 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.games.physical_cards import Card, card_ids, factory_order, parse_card
 from bench.profiles.shuffler import ShufflerSimulator
 from drivers.line_frame import corrupt_checksum
 from drivers.serial_link import FrameError
 from drivers.shuffler_protocol import (
-    Card,
     Condition,
     Mode,
     ShufflerState,
-    card_ids,
     decode,
     encode,
-    factory_order,
     parse_ack,
-    parse_card,
     parse_dealt,
     parse_page,
     parse_shuffled,

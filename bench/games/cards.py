@@ -12,7 +12,7 @@ Decks:
   p217-2007/poquer-nao-bancado/95).
 
 The card shuffler speaks cards as ``<rank><suit>/<back>`` with ranks ``A23456789TJQK`` and
-numbers a physical card ``52 x deck + 13 x suit + rank`` (:mod:`drivers.shuffler_protocol`);
+numbers a physical card ``52 x deck + 13 x suit + rank`` (:mod:`bench.games.physical_cards`);
 :func:`from_shuffler`, :func:`to_shuffler`, :func:`card_id` and :func:`from_card_id` convert
 between the two without loss (the back colour is the shuffler's business, not the game's).
 """
@@ -21,12 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # the driver's card type is only needed by the converters below
-    from drivers.shuffler_protocol import Card as ShufflerCard
+from bench.games.physical_cards import Card as ShufflerCard
 
 __all__ = [
     "ACE", "DECK_28", "DECK_52", "JACK", "KING", "QUEEN", "RANK_LETTERS", "SUITS", "Card", "card_id", "deck",
@@ -153,7 +151,5 @@ def from_shuffler(card: ShufflerCard) -> Card:
 
 
 def to_shuffler(card: Card, back: str) -> ShufflerCard:
-    """The shuffler's card for ``card`` with the back colour ``back`` (validated by the driver's type)."""
-    from drivers.shuffler_protocol import Card as ShufflerCard
-
+    """The shuffler's card for ``card`` with the back colour ``back`` (validated by the shuffler's card type)."""
     return ShufflerCard(back=back, suit=card.suit, rank=RANK_LETTERS[card.rank])

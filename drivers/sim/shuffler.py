@@ -30,23 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from bench.games.physical_cards import RANKS, SUITS, Card, factory_order, parse_card
 from bench.games.shuffle_models import shuffle
 from bench.profiles.shuffler import ShufflerSimulator
 from drivers.line_frame import encode_identity
 from drivers.serial_link import FrameError
-from drivers.shuffler_protocol import (
-    CARDS_PER_PAGE,
-    RANKS,
-    SUITS,
-    Card,
-    LoadSource,
-    Mode,
-    ShufflerState,
-    decode,
-    encode,
-    factory_order,
-    parse_card,
-)
+from drivers.shuffler_protocol import CARDS_PER_PAGE, LoadSource, Mode, ShufflerState, decode, encode
 from drivers.sim.line_simulator import run_line_simulator
 from drivers.sim.pty_server import Handler, Reply
 from drivers.sim.state_file import load_state, save_state
