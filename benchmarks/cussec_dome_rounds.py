@@ -15,10 +15,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench.games.cussec import winning_zones
 from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.rig_cameras import open_dome_camera
 from drivers.cussec_dome import SerialCussecDome
-from drivers.cussec_dome_protocol import winning_zones
 from drivers.serial_link import LinkSettings, SerialLink, WireLog
 from drivers.sim.cussec_dome import dome_dice
 from drivers.sim.host import start_simulator

@@ -15,7 +15,8 @@ A round is a *block*: the header ``RND`` says how many ``ZONE`` frames follow, t
 ``END,RND,<n>,<k>`` closes it; a block with a frame missing, repeated or garbled is refused whole
 (:class:`RoundReader` raises :class:`FrameError`) and asked for again, never taken in part.
 
-Zone names are the chances of p217-2007/cussec/7 as :mod:`bench.games.cussec` names them: ``pequeno``,
+Zone names are the chances of p217-2007/cussec/7 as :mod:`bench.games.cussec` names them (its
+:data:`~bench.games.cussec.ZONES`, and :func:`~bench.games.cussec.winning_zones` of three dice): ``pequeno``,
 ``grande``, ``numero-<n>``, ``combinacao-<a>-<b>`` (a < b), ``dupla-<n>``, ``triplo-<n>``,
 ``qualquer-triplo``, ``total-<t>`` (4-17).
 """
@@ -24,19 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from itertools import combinations
 from typing import Any
 
-from bench.games import cussec
+from bench.games.cussec import ZONES
 from drivers import line_frame
 from drivers.line_frame import Frame, encode, whole_number
 from drivers.serial_link import FrameError
 
 __all__ = [
-    "LAMP_SOURCES", "MODES", "ZONES", "DomeRound", "DomeStatus", "Frame", "FrameError", "RoundReader", "decode",
-    "encode", "encode_round", "parse_play_ack", "parse_round", "parse_status", "parse_tx", "winning_zones",
-    "zone_bet",
+    "LAMP_SOURCES", "MODES", "DomeRound", "DomeStatus", "Frame", "FrameError", "RoundReader", "decode", "encode",
+    "encode_round", "parse_play_ack", "parse_round", "parse_status", "parse_tx",
 ]
 
 NONE = "-"
@@ -49,37 +47,6 @@ LAMP_SOURCES = ("AUTO", "MANUAL")
 def decode(raw: bytes) -> Frame:
     """Decode one CD line; :class:`FrameError` names what is wrong with it."""
     return line_frame.decode(raw, "CD")
-
-
-# -- the layout's chance zones ----------------------------------------------------------------------
-
-
-def _zones() -> tuple[str, ...]:
-    names = ["pequeno", "grande", *(f"numero-{n}" for n in range(1, 7))]
-    names += [f"combinacao-{a}-{b}" for a, b in combinations(range(1, 7), 2)]
-    names += [f"dupla-{n}" for n in range(1, 7)] + [f"triplo-{n}" for n in range(1, 7)] + ["qualquer-triplo"]
-    names += [f"total-{t}" for t in range(4, 18)]
-    return tuple(names)
-
-
-ZONES: tuple[str, ...] = _zones()
-"""Every chance zone of a cussec layout (p217-2007/cussec/7 a)-h)), in layout order: 50 zones."""
-
-
-@cache
-def zone_bet(name: str) -> cussec.Bet:
-    """The chance a zone stands for, as a bet of one unit (ValueError for a name that is no zone)."""
-    if name not in ZONES:
-        raise ValueError(f"{name!r} is not a cussec zone (e.g. pequeno, numero-3, combinacao-1-3, total-9)")
-    kind, *numbers = name.split("-") if not name.startswith("qualquer") else (name,)
-    return cussec.Bet(cussec.Kind(kind), 1, tuple(int(n) for n in numbers))
-
-
-def winning_zones(faces: Iterable[int]) -> tuple[str, ...]:
-    """The zones that win on the three dice ``faces`` (the oracle :func:`bench.games.cussec.prize_multiple`),
-    in layout order."""
-    roll = cussec.dice(faces)
-    return tuple(name for name in ZONES if cussec.prize_multiple(zone_bet(name), roll) is not None)
 
 
 # -- replies ----------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ with the dome's next round).
   rounds breaking it, 0 required.
 * p217-2007/cussec/5: the result is the dice's upper faces, read by the camera, never by the controller. For
   every round the camera read, the zones the controller lit are exactly the winning chances the oracle
-  (:func:`drivers.cussec_dome_protocol.winning_zones` over :mod:`bench.games.cussec`) gives for those dice,
+  (:func:`bench.games.cussec.winning_zones`) gives for those dice,
   lit after the cover was lifted. One disagreeing round FAILS the clause; each is shown with the controller's
   frames and the camera's frames (kept as disputed evidence). A round the camera declines (a die cocked or
   stacked, glare: a "golpe nulo" candidate, p217-2007/cussec/6) is counted apart and never compared. The
@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from drivers.cussec_dome_protocol import DomeRound, winning_zones
+from bench.games.cussec import winning_zones
+from drivers.cussec_dome_protocol import DomeRound
 from fixtures.frames import keep_frames
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.dice import dice_fairness_tests

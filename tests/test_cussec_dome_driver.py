@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from bench.games.cussec import winning_zones
 from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.rig import make_driver
 from bench.rig_cameras import open_dome_camera
 from drivers.cussec_dome import NoActuator, SerialCussecDome
-from drivers.cussec_dome_protocol import DomeRound, RoundReader, decode, encode, winning_zones
+from drivers.cussec_dome_protocol import DomeRound, RoundReader, decode, encode
 from drivers.serial_link import DeviceError, LinkSettings, SerialLink, WireLog
 from drivers.sim.cussec_dome import DomeDevice, DomeModel, dome_dice
 from drivers.sim.host import start_simulator

@@ -7,8 +7,8 @@ from itertools import product
 import pytest
 
 from bench.games import cussec
+from bench.games.cussec import ZONES, winning_zones, zone_bet
 from drivers.cussec_dome_protocol import (
-    ZONES,
     DomeRound,
     RoundReader,
     decode,
@@ -17,8 +17,6 @@ from drivers.cussec_dome_protocol import (
     parse_play_ack,
     parse_round,
     parse_status,
-    winning_zones,
-    zone_bet,
 )
 from drivers.serial_link import FrameError
 

@@ -22,6 +22,11 @@ chance                                 wins when                      prize
 "Lost small/big on triples": p217-2007/cussec/9, "as apostas efectuadas no pequeno e no grande
 perdem quando as pintas dos três dados forem iguais". A total bet still wins on a triple that
 makes its total (rule 9 names only pequeno and grande). Totals 3 and 18 are not a chance.
+
+The layout's chance zones (:data:`ZONES`: ``pequeno``, ``grande``, ``numero-<n>``,
+``combinacao-<a>-<b>`` with a < b, ``dupla-<n>``, ``triplo-<n>``, ``qualquer-triplo``, ``total-<t>``)
+are the names a dome controller lights the winning chances by (p217-2007/cussec/5);
+:func:`winning_zones` gives those of three dice.
 """
 
 from __future__ import annotations
@@ -30,13 +35,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from functools import cache
+from itertools import combinations
 from types import MappingProxyType
 
 from bench.games.dice import every_throw
 from bench.games.dice import faces as dice_faces
 from bench.games.stakes import Money, Settlement, as_money
 
-__all__ = ["TOTAL_PRIZES", "Bet", "Kind", "dice", "expected_net", "prize_multiple", "settle"]
+__all__ = [
+    "TOTAL_PRIZES", "ZONES", "Bet", "Kind", "dice", "expected_net", "prize_multiple", "settle", "winning_zones",
+    "zone_bet",
+]
 
 
 class Kind(StrEnum):
@@ -140,3 +150,34 @@ def expected_net(bet: Bet) -> Fraction:
     """Exact expected gain of ``bet`` per throw of three fair dice, over all 216 outcomes."""
     throws = every_throw(3)
     return sum((settle(bet, roll).net for roll in throws), Fraction(0)) / len(throws)
+
+
+# -- the layout's chance zones ----------------------------------------------------------------------
+
+
+def _zones() -> tuple[str, ...]:
+    names = ["pequeno", "grande", *(f"numero-{n}" for n in range(1, 7))]
+    names += [f"combinacao-{a}-{b}" for a, b in combinations(range(1, 7), 2)]
+    names += [f"dupla-{n}" for n in range(1, 7)] + [f"triplo-{n}" for n in range(1, 7)] + ["qualquer-triplo"]
+    names += [f"total-{t}" for t in range(4, 18)]
+    return tuple(names)
+
+
+ZONES: tuple[str, ...] = _zones()
+"""Every chance zone of a cussec layout (p217-2007/cussec/7 a)-h)), in layout order: 50 zones."""
+
+
+@cache
+def zone_bet(name: str) -> Bet:
+    """The chance a zone stands for, as a bet of one unit (ValueError for a name that is no zone)."""
+    if name not in ZONES:
+        raise ValueError(f"{name!r} is not a cussec zone (e.g. pequeno, numero-3, combinacao-1-3, total-9)")
+    kind, *numbers = name.split("-") if not name.startswith("qualquer") else (name,)
+    return Bet(Kind(kind), 1, tuple(int(n) for n in numbers))
+
+
+def winning_zones(faces: Iterable[int]) -> tuple[str, ...]:
+    """The zones that win on the three dice ``faces`` (the oracle :func:`prize_multiple`),
+    in layout order."""
+    roll = dice(faces)
+    return tuple(name for name in ZONES if prize_multiple(zone_bet(name), roll) is not None)

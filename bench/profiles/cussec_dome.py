@@ -76,7 +76,7 @@ class CussecDomeSimulator(SimulatorBase):
 
     @model_validator(mode="after")
     def _zones_exist(self) -> CussecDomeSimulator:
-        from drivers.cussec_dome_protocol import ZONES
+        from bench.games.cussec import ZONES
 
         for name in (self.miswired_zone, self.miswired_with):
             if name not in ZONES:

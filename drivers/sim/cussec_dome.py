@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from bench.games.cussec import winning_zones
 from bench.profiles.cussec_dome import CussecDomeSimulator
-from drivers.cussec_dome_protocol import decode, encode, encode_round, winning_zones
+from drivers.cussec_dome_protocol import decode, encode, encode_round
 from drivers.line_frame import encode_identity
 from drivers.serial_link import FrameError
 from drivers.sim.line_simulator import run_line_simulator
