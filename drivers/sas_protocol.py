@@ -24,10 +24,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
+from bench.games.slots import DENOMINATIONS_CENTS
 from drivers.serial_link import FrameError
 
 __all__ = [
-    "BROADCAST", "CRC_CHECK_VALUE", "DENOMINATIONS_CENTS", "EXCEPTIONS", "METER_CODES", "METER_SIZES", "Command",
+    "BROADCAST", "CRC_CHECK_VALUE", "EXCEPTIONS", "METER_CODES", "METER_SIZES", "Command",
     "FrameError", "MachineInfo", "Request", "VersionSerial", "append_crc", "bcd_decode", "bcd_encode",
     "check_crc", "crc16_kermit", "decode_request", "encode_general_poll", "encode_long_poll",
     "encode_multi_progressive", "encode_response", "encode_selected_meters_poll", "encode_single_progressive",
@@ -79,12 +80,6 @@ METER_CODES: dict[int, str] = {
     0x06: "games_won", 0x07: "games_lost", 0x0C: "current_credits", 0x24: "drop",
 }
 METER_SIZES: dict[int, int] = dict.fromkeys(METER_CODES, 4)
-
-# Denomination codes of long poll 1F (SAS 6.02 table C-4), value in cents.
-DENOMINATIONS_CENTS: dict[int, int] = {
-    0x01: 1, 0x17: 2, 0x02: 5, 0x03: 10, 0x0B: 20, 0x04: 25, 0x05: 50, 0x06: 100, 0x0C: 200, 0x0D: 250,
-    0x07: 500, 0x08: 1000, 0x09: 2000, 0x0E: 2500, 0x0F: 5000, 0x0A: 10000,
-}
 
 # General poll exception codes (SAS 6.02 table 7.6a), the ones the simulator raises or the host names.
 EXCEPTIONS: dict[int, str] = {

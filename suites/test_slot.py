@@ -7,7 +7,7 @@ denomination) is what was approved.
 
 Return to player (p217-2007/maquinas-automaticas/2). The law sets the floor on the *design*: the
 pay plan must return at least 80 % of the amounts played. That verdict rests on the exact
-theoretical return of the declared strips and pay table (:func:`rng_tests.fairness.slots.theoretical_rtp`;
+theoretical return of the declared strips and pay table (:func:`bench.games.slots.theoretical_rtp`;
 no sampling, no error rate). Play cannot carry it: wins are so skewed that demonstrating 80 % from
 play takes 10^5 to 10^7 plays. What play can check is that the machine plays the declared PAR sheet:
 ``options.plays`` games are played, the meters read before, during and after (each snapshot
@@ -43,11 +43,11 @@ from typing import Any
 
 import pytest
 
+from bench.games.slots import RTP_FLOOR
 from bench.profiles.slot import ParSheet
 from drivers.sas import METER_NAMES
 from fixtures.session import BenchSession
 from rng_tests.fairness.slot_play import play_test
-from rng_tests.fairness.slots import RTP_FLOOR
 
 METERS_STREAM = "slot/meter-snapshots"
 PLAY_NODEID = "suites/test_slot.py::play"

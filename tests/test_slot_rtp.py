@@ -11,16 +11,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rng_tests.fairness.slots import (
-    PayTable,
-    SlotMachine,
-    plays_needed,
-    random_stops,
-    rtp_consistency_test,
-    rtp_floor_test,
-    spin_wins,
-    theoretical_rtp,
-)
+from bench.games.slots import PayTable, SlotMachine, random_stops, spin_wins, theoretical_rtp
+from rng_tests.fairness.slots import plays_needed, rtp_consistency_test, rtp_floor_test
 from rng_tests.result import TestResult
 
 STRIP = ["7", "BAR", "CHERRY", "BAR2", "BLANK", "BAR", "BLANK", "CHERRY", "BAR3", "BLANK", "BAR", "BLANK"]

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
 
+from bench.games.slots import random_stops, spin_wins
 from bench.profiles.slot import standard_par
 from rng_tests.fairness.slot_play import play_test, total_win_distribution
-from rng_tests.fairness.slots import random_stops, spin_wins
 
 RTP, MODEL, METERS, SHOWN, RECORDS = (f"p217-2007/maquinas-automaticas/{rule}" for rule in (2, 8, 9, 10, 14))
 ALL = (RTP, MODEL, METERS, SHOWN, RECORDS)

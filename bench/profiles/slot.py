@@ -2,7 +2,7 @@
 
 The PAR sheet (reel strips, pay table, pay lines, denomination, credits per line, progressive
 contribution) is the machine's declared math; :meth:`ParSheet.theory` gives its exact return to
-player through :func:`rng_tests.fairness.slots.theoretical_rtp` (p217-2007/maquinas-automaticas/2).
+player through :func:`bench.games.slots.theoretical_rtp` (p217-2007/maquinas-automaticas/2).
 A real machine has ``connection`` (19,200 baud, SAS); a simulated one a ``simulator`` table.
 """
 
@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, model_validator
 
+from bench.games import slots
+from bench.games.slots import DENOMINATIONS_CENTS
 from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
-from drivers.sas_protocol import DENOMINATIONS_CENTS
-from rng_tests.fairness import slots
 
 SAS_BAUDRATE = 19_200
 MeterName = Literal["coin_in", "coin_out", "jackpot", "drop", "games_played", "games_won", "games_lost"]

@@ -2,8 +2,8 @@
 
 The machine plays its PAR sheet (:class:`~bench.profiles.slot.ParSheet`) at ``plays_per_second``
 while play is enabled (SAS long polls 02 / 01): each game stops every reel uniformly
-(:func:`rng_tests.fairness.slots.random_stops`), wins what the pay table says
-(:func:`~rng_tests.fairness.slots.spin_wins`), and moves the meters a real machine keeps
+(:func:`bench.games.slots.random_stops`), wins what the pay table says
+(:func:`~bench.games.slots.spin_wins`), and moves the meters a real machine keeps
 (p217-2007/maquinas-automaticas/9): coin in, coin out, jackpot (hand-paid wins), drop (bills
 inserted whenever the credits do not cover a bet), games played / won / lost, current credits.
 
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.games.slots import DENOMINATIONS_CENTS, random_stops, spin_wins
 from bench.profiles.slot import SlotSimulator
 from drivers import sas_protocol as sas
 from drivers.sas_protocol import Command, FrameError, MachineInfo
@@ -40,7 +41,6 @@ from drivers.sas_transport import Unescaper, escape_reply
 from drivers.sim.power_rail import PoweredDevice
 from drivers.sim.pty_server import Reply, serve_bytes
 from drivers.sim.state_file import load_state, save_state
-from rng_tests.fairness.slots import random_stops, spin_wins
 
 BLOCK = 256
 SAS_VERSION = "602"
@@ -48,7 +48,7 @@ EXCEPTION_QUEUE = 128
 METER_ROLLOVER = 10**8  # 4 BCD bytes
 METERS = ("coin_in", "coin_out", "jackpot", "cancelled_credits", "games_played", "games_won", "games_lost",
           "current_credits", "drop")
-_DENOMINATION_CODE = {cents: code for code, cents in sas.DENOMINATIONS_CENTS.items()}
+_DENOMINATION_CODE = {cents: code for code, cents in DENOMINATIONS_CENTS.items()}
 
 
 class SlotModel:

@@ -1,7 +1,7 @@
 """Testing that a slot machine plays its declared PAR sheet, from the totals its meters give.
 
 p217-2007/maquinas-automaticas/2 sets the 80 % floor on the *design* (the exact theoretical return of the
-declared strips and pay table, :func:`rng_tests.fairness.slots.theoretical_rtp`). What play can check is
+declared strips and pay table, :func:`bench.games.slots.theoretical_rtp`). What play can check is
 that the machine plays that sheet: over n plays the meters give only the total won, so the test is on the
 total. H0: the n plays are independent plays of the declared PAR sheet. The statistic is the total won;
 its exact distribution is the n-fold convolution of the per-play win distribution (by FFT), replaced by
@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from scipy import fft, stats
 
-from rng_tests.fairness.slots import RTP_FLOOR, SlotTheory, plays_needed
+from bench.games.slots import RTP_FLOOR, SlotTheory
+from rng_tests.fairness.slots import plays_needed
 
 ALTERNATIVE_RTP = 0.78
 """The named alternative of the play test's power: a machine returning 78 % (below the floor of /2)."""
