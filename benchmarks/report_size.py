@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 from bench.catalogue import load_catalogue
-from reports.certificate import figures, render_certificate
+from reports.certificate import render_certificate
+from reports.figures import figures
 from reports.i18n import LANGUAGES
 from reports.run_data import load_run
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue import Catalogue
-from reports.certificate import Figure, figures
+from reports.figures import Figure, figures
 from reports.run_data import RunData, WireExcerpt
 
 RESULTS_DIR = "allure-results"

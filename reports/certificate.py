@@ -9,7 +9,6 @@ relative to the file written, so the links work from inside the run directory.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from bench.catalogue import Catalogue, load_catalogue
-from reports import plots
+from reports.figures import Figure, data_uri, figures
 from reports.i18n import LANGUAGES, translator
 from reports.run_data import ClauseRow, RunData, load_run
 
@@ -32,20 +31,6 @@ FRAME_INLINE_LIMIT = 400_000
 """Evidence frames larger than this (bytes) are linked, not inlined."""
 ATTACHMENTS_LISTED = 200
 """Attachments listed by name in the certificate (the signed manifest lists them all)."""
-PLOT_ORDER = ("pockets", "sectors", "dice", "cards", "sequential", "jackpot", "rtp")
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One rendered plot: anchor, title key, caption, image data URI (or the reason it could not be drawn)."""
-
-    anchor: str
-    name: str
-    caption: str
-    clauses: list[str]
-    measurement_anchor: str
-    data_uri: str
-    error: str = ""
 
 
 def report_filename(lang: str, pdf: bool = False) -> str:
@@ -55,31 +40,12 @@ def report_filename(lang: str, pdf: bool = False) -> str:
     return f"report{'' if lang == 'pt' else '.' + lang}.{'pdf' if pdf else 'html'}"
 
 
-def _data_uri(content: bytes, media_type: str) -> str:
-    return f"data:{media_type};base64,{base64.b64encode(content).decode('ascii')}"
-
-
-def figures(data: RunData) -> list[Figure]:
-    """Every plot the run has data for, in a fixed order."""
-    rendered = []
-    for name in PLOT_ORDER:
-        for index, entry in enumerate(data.series.get(name, [])):
-            anchor = f"plot-{name}-{index + 1}"
-            try:
-                uri, error = _data_uri(plots.render(name, entry), "image/svg+xml"), ""
-            except ValueError as problem:  # malformed data in the journal: say so instead of hiding the plot
-                uri, error = "", str(problem)
-            rendered.append(Figure(anchor, name, entry.get("title", name), list(entry.get("clauses", [])),
-                                   entry.get("anchor") or entry.get("anchor_measurement", ""), uri, error))
-    return rendered
-
-
 def _frame_uri(data: RunData, path: str, media_type: str) -> str:
     file = data.run_dir / path
     try:
         if file.stat().st_size > FRAME_INLINE_LIMIT:
             return ""
-        return _data_uri(file.read_bytes(), media_type)
+        return data_uri(file.read_bytes(), media_type)
     except OSError:
         return ""
 

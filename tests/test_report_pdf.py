@@ -11,7 +11,8 @@ from test_report_journal import DICE, FAIRNESS, LAUNCH, PROCEDURE_ATTESTED, buil
 
 from bench.catalogue import load_catalogue
 from reports import pdf as pdf_module
-from reports.certificate import Figure, figures, write_report
+from reports.certificate import write_report
+from reports.figures import Figure, figures
 from reports.run_data import RunData, load_run
 
 
