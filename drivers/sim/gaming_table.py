@@ -22,7 +22,6 @@ Fault models: see :class:`bench.profiles.gaming_table.GamingTableSimulator`.
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
@@ -45,6 +44,7 @@ from bench.profiles.gaming_table import (
 from drivers.gaming_table_protocol import decode, encode, encode_block, encode_pairs
 from drivers.line_frame import encode_identity
 from drivers.serial_link import FrameError
+from drivers.sim.gaming_table_bets import BetFields, bet_fields, cards_text
 from drivers.sim.gaming_table_poker import PoquerRound
 from drivers.sim.gaming_table_showdown import ShowdownRound
 from drivers.sim.line_simulator import run_line_simulator
@@ -53,22 +53,12 @@ from drivers.sim.state_file import load_counter, save_state
 from drivers.sim.wire_faults import ChecksumGarbler
 
 _GARBLE_STREAM = 0x67
-_LETTER = {"win": "W", "lose": "L", "push": "P", "none": "N"}
-
-BetFields = list[object]
-"""A BET frame's fields after the round and index: chance, spec, stake, decision, prize, lost, next."""
-
 
 def roulette_rules(setup: GamingTableSetup) -> roulette.RouletteRules:
     """The oracle's rule set of a roulette table."""
     if setup.game == "roleta-francesa":
         return roulette.FRENCH
     return roulette.AMERICAN_ONLINE if setup.rules == "srij-804-2015" else roulette.AMERICAN_FRENCH_WHEEL
-
-
-def cards_text(cards: Sequence[Card]) -> str:
-    """``AS.KH.5D``."""
-    return ".".join(card.code for card in cards)
 
 
 def configured_limits(config: GamingTableSimulator) -> dict[str, tuple[int, int]]:
@@ -82,14 +72,6 @@ def configured_limits(config: GamingTableSimulator) -> dict[str, tuple[int, int]
         low = limits[name][0]
         limits[name] = (low, (table.limits[name].max_multiple + 1) * low)  # type: ignore[operator]
     return limits
-
-
-def _settled(chance: str, spec: dict[str, object], stake: int, settlement: Settlement,
-             after: object = None) -> BetFields:
-    prize = math.floor(settlement.prize)
-    lost = math.ceil(settlement.lost)
-    return [chance, encode_pairs(spec), stake, _LETTER[settlement.decision], prize, lost,
-            "-" if after is None else after]
 
 
 class RoundMaker:
@@ -138,7 +120,7 @@ class RoundMaker:
             if self.model == "zero-loses-half" and number == 0 and len(numbers) == 18:
                 settlement = Settlement.lose(stake, Fraction(stake, 2))
             spec = {"n": ".".join(roulette.pocket_label(n) for n in numbers)}
-            bets.append(_settled(kind.value, spec, stake, settlement))
+            bets.append(bet_fields(kind.value, spec, stake, settlement))
         return roulette.pocket_label(number), {}, bets
 
     # -- dice -------------------------------------------------------------------------------------
@@ -165,7 +147,7 @@ class RoundMaker:
                 spec["n"] = bet.number
             if bet.bar is not None:
                 spec["bar"] = int(bet.bar)
-            bets.append(_settled(bet.chance.value, spec, int(bet.stake), settlement, after))
+            bets.append(bet_fields(bet.chance.value, spec, int(bet.stake), settlement, after))
         return f"{roll.die1}.{roll.die2}", {"point": point or "off"}, bets
 
     def _craps_bet(self, chance: craps.Chance, point: int | None) -> craps.Bet:
@@ -207,7 +189,7 @@ class RoundMaker:
                 if small == (kind is cussec.Kind.PEQUENO) and 4 <= sum(faces) <= 17:
                     settlement = Settlement.win(stake, stake)
             spec = {"n": ".".join(str(n) for n in numbers)} if numbers else {}
-            bets.append(_settled(kind.value, spec, stake, settlement))
+            bets.append(bet_fields(kind.value, spec, stake, settlement))
         return ".".join(str(face) for face in faces), {}, bets
 
     def banca_francesa(self) -> tuple[str, dict[str, object], list[BetFields]]:
@@ -219,7 +201,7 @@ class RoundMaker:
             chips = self.stake(chance.value, 2, 2) if on_line else self.stake(chance.value)
             whole = self.model == "line-bets-play-whole"  # the fault: the chips on a line all in play
             settlement = banca_francesa.settle(banca_francesa.Bet(chance, chips, on_line and not whole), faces)
-            bets.append(_settled(chance.value, {"line": 1} if on_line else {}, chips, settlement))
+            bets.append(bet_fields(chance.value, {"line": 1} if on_line else {}, chips, settlement))
         return ".".join(str(face) for face in faces), {}, bets
 
     # -- cards ------------------------------------------------------------------------------------
@@ -247,7 +229,7 @@ class RoundMaker:
             chance = self.pick(list(bacara.Chance))
             stake = self.stake(names[chance])
             settlement = bacara.settle(chance, stake, coup, bacara.Commission(self.setup.commission))
-            bets.append(_settled(chance.value, {}, stake, settlement))
+            bets.append(bet_fields(chance.value, {}, stake, settlement))
         return f"{cards_text(coup.ponto)}/{cards_text(coup.banca)}", {}, bets
 
 
@@ -297,7 +279,7 @@ class BlackjackRound:
         bets = [self._settle_hand(hand, dealer) for hand in self.hands]
         for seat, bet, amount in self.insurance:
             settlement = blackjack.settle_insurance(amount, bet, dealer, self.rules)
-            bets.append(_settled("insurance", {"seat": seat, "bet": bet}, amount, settlement))
+            bets.append(bet_fields("insurance", {"seat": seat, "bet": bet}, amount, settlement))
         return cards_text(dealer), {}, bets
 
     def _dealer_draws(self, dealer: list[Card]) -> bool:
@@ -362,7 +344,7 @@ class BlackjackRound:
         spec: dict[str, object] = {"seat": hand["seat"], "cards": cards_text(cards), "play": play}
         if split:
             spec["split"] = 1
-        return _settled("hand", spec, int(settlement.staked), paid)  # the chips at risk: a doubled bet twice
+        return bet_fields("hand", spec, int(settlement.staked), paid)  # the chips at risk: a doubled bet twice
 
     def _compare(self, cards: list[Card], dealer: list[Card], bet: int, *, doubled: bool) -> Settlement:
         stake = 2 * bet if doubled else bet

@@ -16,15 +16,12 @@ he went on, a ``bet`` (spec ``seat``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from bench.games import poquer_sem_descarte as poquer
 from bench.games.cards import ACE, KING, QUEEN, Card
 from bench.games.poker_hands import POQUER_SEM_DESCARTE, Category, compare, evaluate
 from bench.games.stakes import Settlement
-
-if TYPE_CHECKING:
-    from drivers.sim.gaming_table import BetFields, RoundMaker
+from drivers.sim.gaming_table_bets import BetFields, RoundSource, bet_fields, cards_text
 
 ANTE_LIMIT = "aposta-inicial"
 FOLD_SHARE = 0.8
@@ -47,13 +44,11 @@ def _ace_queen_only(dealer: Sequence[Card]) -> bool:
 class PoquerRound:
     """One round at a póquer sem descarte table: antes, the deal, the players' decisions, the settlement."""
 
-    def __init__(self, maker: RoundMaker) -> None:
+    def __init__(self, maker: RoundSource) -> None:
         self.maker = maker
         self.rng = maker.rng
 
     def play(self) -> tuple[str, dict[str, object], list[BetFields]]:
-        from drivers.sim.gaming_table import _settled, cards_text
-
         players = int(self.rng.integers(1, self.maker.config.seats + 1))
         antes = [self.maker.stake(ANTE_LIMIT) for _ in range(players)]
         deck = self.maker.shoe(1)
@@ -67,10 +62,10 @@ class PoquerRound:
         for seat, (cards, ante) in enumerate(zip(hands[:-1], antes, strict=True), start=1):
             folded = not _worth_calling(cards) and self.rng.random() < FOLD_SHARE
             settled = self._settle(ante, cards, dealer, folded=folded)
-            bets.append(_settled("ante", {"seat": seat, "cards": cards_text(cards),
-                                          "play": "fold" if folded else "call"}, ante, settled.ante))
+            bets.append(bet_fields("ante", {"seat": seat, "cards": cards_text(cards),
+                                            "play": "fold" if folded else "call"}, ante, settled.ante))
             if settled.bet is not None:
-                bets.append(_settled("bet", {"seat": seat}, 2 * ante, settled.bet))
+                bets.append(bet_fields("bet", {"seat": seat}, 2 * ante, settled.bet))
         return cards_text(dealer), {}, bets
 
     def _settle(self, ante: int, cards: Sequence[Card], dealer: Sequence[Card], *,

@@ -18,16 +18,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from bench.games.cards import Card
 from bench.games.holdem import Pot, award
 from bench.games.poker_hands import Category, Ranking
 from bench.games.poker_showdown import OWN_CARDS, DealSettlement, hand_value, ranking_of, settle_deal
 from bench.games.stakes import Settlement
-
-if TYPE_CHECKING:
-    from drivers.sim.gaming_table import BetFields, RoundMaker
+from drivers.sim.gaming_table_bets import BetFields, RoundSource, bet_fields, cards_text
 
 FOLD_SHARE = 0.35
 ALL_IN_SHARE = 0.2
@@ -36,7 +33,7 @@ ALL_IN_SHARE = 0.2
 class ShowdownRound:
     """One deal at a non-banked poker table: contributions, cards, the pots divided."""
 
-    def __init__(self, maker: RoundMaker) -> None:
+    def __init__(self, maker: RoundSource) -> None:
         self.maker = maker
         self.rng = maker.rng
         self.variant = maker.setup.game
@@ -44,8 +41,6 @@ class ShowdownRound:
         self.unit = maker.setup.minimum
 
     def play(self) -> tuple[str, dict[str, object], list[BetFields]]:
-        from drivers.sim.gaming_table import _settled, cards_text
-
         rng, unit = self.rng, self.unit
         players = int(rng.integers(2, self.maker.config.seats + 1))
         seats = [int(seat) + 1 for seat in sorted(rng.choice(self.maker.config.seats, players, replace=False))]
@@ -80,10 +75,10 @@ class ShowdownRound:
             spec: dict[str, object] = {"seat": seat, "play": play[seat]}
             if play[seat] in ("show", "allin"):
                 spec["cards"] = cards_text(own[seat])
-            bets.append(_settled("hand", spec, contributions[seat], _result(contributions[seat],
-                                                                            deal.won.get(seat, 0))))
+            bets.append(bet_fields("hand", spec, contributions[seat], _result(contributions[seat],
+                                                                              deal.won.get(seat, 0))))
         if deal.rake:
-            bets.append(_settled("rake", {}, deal.rake, Settlement.lose(deal.rake)))
+            bets.append(bet_fields("rake", {}, deal.rake, Settlement.lose(deal.rake)))
         return cards_text(board), {"order": ".".join(str(seat) for seat in order)}, bets
 
     def _settle(self, contributions: dict[int, int], own: dict[int, Sequence[Card]], board: Sequence[Card],
