@@ -14,7 +14,9 @@ The layers are those of the design (docs: "Layout", the import order):
 5. the command line and the orchestration of runs.
 
 A module may import its own layer or a lower one. Every import counts: those
-inside functions and those under ``if TYPE_CHECKING:`` as well. A module's
+inside functions, those under ``if TYPE_CHECKING:`` and ``importlib.import_module``
+of a name written out. (``bench.coverage`` imports the suite files by path, which
+no scan sees: it sits on the command line's layer, above the suites.) A module's
 import of its own ancestor packages is not counted (a package ``__init__``
 re-exporting its submodules is not a circle). Besides the layers, no two
 modules may import each other, directly or round a longer circle.
@@ -142,6 +144,19 @@ def known(name: str, modules: set[str]) -> str | None:
     return None
 
 
+def _imports_by_name(call: ast.Call) -> bool:
+    """``importlib.import_module("a.b")`` with the name written out (a computed name cannot be checked)."""
+    function = call.func
+    called = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+    return (
+        called == "import_module"
+        and bool(call.args)
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+        and not call.args[0].value.startswith(".")
+    )
+
+
 def imports_of(name: str, is_package: bool, path: Path, modules: set[str]) -> dict[str, int]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = name if is_package else name.rpartition(".")[0]
@@ -155,7 +170,9 @@ def imports_of(name: str, is_package: bool, path: Path, modules: set[str]) -> di
         found.setdefault(target, line)
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Call) and _imports_by_name(node):
+            add(known(node.args[0].value, modules), node.lineno)
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 add(known(alias.name, modules), node.lineno)
         elif isinstance(node, ast.ImportFrom):
@@ -190,10 +207,13 @@ def violations(found: Modules, layers=LAYERS, forbidden=FORBIDDEN) -> list[str]:
             reasons = []
             if a is not None and b is not None and b > a:
                 reasons.append("against the layer order")
-            for source, target, unless, why in forbidden:
-                if matches(source, importer) and matches(target, imported):
-                    if unless is None or not matches(unless, importer):
-                        reasons.append(why)
+            reasons += [
+                why
+                for source, target, unless, why in forbidden
+                if matches(source, importer)
+                and matches(target, imported)
+                and (unless is None or not matches(unless, importer))
+            ]
             if reasons:
                 where = found.files[importer].name
                 lines.append(
@@ -213,11 +233,11 @@ def circles(found: Modules) -> list[list[str]]:
     components: list[list[str]] = []
     counter = 0
 
-    for start in graph:
+    for start, successors_of_start in graph.items():
         if start in index:
             continue
         # iterative Tarjan: (node, iterator over its successors)
-        work = [(start, iter(graph[start]))]
+        work = [(start, iter(successors_of_start))]
         index[start] = low[start] = counter
         counter += 1
         stack.append(start)
@@ -339,8 +359,7 @@ def test_the_checker_finds_an_upward_import_and_a_circle(tmp_path):
     assert found.imports["drivers.camera"] == {"drivers.wheel": 3}
 
     assert violations(found) == [
-        "bench.games.wheel -> drivers.wheel (layer 0 -> layer 2; wheel.py:4): "
-        "against the layer order"
+        "bench.games.wheel -> drivers.wheel (layer 0 -> layer 2; wheel.py:4): against the layer order"
     ]
     assert circles(found) == [["drivers.camera", "drivers.wheel"]]
 
@@ -360,16 +379,22 @@ def test_the_checker_finds_forbidden_imports_within_the_order(tmp_path):
             "bench/__init__.py": "",
             "bench/rig_power.py": "",
             "bench/newthing.py": "",
+            "vision/__init__.py": "",
+            "vision/read.py": "import drivers.roulette\n",
+            "rng_tests/__init__.py": "",
+            "rng_tests/draw.py": "import importlib\n\nwheel = importlib.import_module('drivers.roulette')\n",
         },
     )
     found = collect(tmp_path)
     assert unassigned(found) == ["bench.newthing"]
     assert violations(found) == [
-        "drivers.roulette -> drivers.sim.wheel (layer 2 -> layer 2; roulette.py:1): "
-        "a real driver never imports a simulator",
-        "reports.page -> bench.rig_power (layer 4 -> layer 3; page.py:2): "
-        "reports read the evidence only",
-        "reports.page -> fixtures.store (layer 4 -> layer 3; page.py:1): "
-        "reports read the evidence only",
+        ("drivers.roulette -> drivers.sim.wheel (layer 2 -> layer 2; roulette.py:1): "
+         "a real driver never imports a simulator"),
+        "reports.page -> bench.rig_power (layer 4 -> layer 3; page.py:2): reports read the evidence only",
+        "reports.page -> fixtures.store (layer 4 -> layer 3; page.py:1): reports read the evidence only",
+        ("rng_tests.draw -> drivers.roulette (layer 1 -> layer 2; draw.py:3): against the layer order, "
+         "rng_tests never imports drivers"),
+        ("vision.read -> drivers.roulette (layer 1 -> layer 2; read.py:1): against the layer order, "
+         "vision never imports drivers"),
     ]
     assert circles(found) == [["drivers.roulette", "drivers.sim.wheel"]]
