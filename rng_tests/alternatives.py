@@ -48,6 +48,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from bench.games.roulette_layout import order_for
+from bench.games.shuffle_models import gsr_riffle
 
 GameKind = Literal["roulette", "dice", "shuffler"]
 GAME_KINDS: tuple[GameKind, ...] = ("roulette", "dice", "shuffler")
@@ -314,8 +315,6 @@ class RiffleAlternative(Alternative):
     def sample_decks(self, rng: np.random.Generator, shuffles: int) -> np.ndarray:
         """Dealt decks (shuffles, deck), card labels top to bottom, from the GSR model of
         bench/games/shuffle_models.py: for simulated power of tests on the full order."""
-        from bench.games.shuffle_models import gsr_riffle
-
         return gsr_riffle(self.deck, rng, riffles=self.riffles, shuffles=shuffles)
 
     def total_variation(self) -> float:

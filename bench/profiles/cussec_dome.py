@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, model_validator
 
+from bench.games.cussec import ZONES
 from bench.profiles.base import EquipmentBase, SimulatorBase, Strict
 from bench.profiles.camera import CameraConnection
 
@@ -76,8 +77,6 @@ class CussecDomeSimulator(SimulatorBase):
 
     @model_validator(mode="after")
     def _zones_exist(self) -> CussecDomeSimulator:
-        from bench.games.cussec import ZONES
-
         for name in (self.miswired_zone, self.miswired_with):
             if name not in ZONES:
                 raise ValueError(f"{name!r} is not a cussec zone (e.g. dupla-4, numero-3, total-9)")
