@@ -54,6 +54,7 @@ from drivers.sim.wire_faults import ChecksumGarbler
 
 _GARBLE_STREAM = 0x67
 
+
 def roulette_rules(setup: GamingTableSetup) -> roulette.RouletteRules:
     """The oracle's rule set of a roulette table."""
     if setup.game == "roleta-francesa":
