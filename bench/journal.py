@@ -17,6 +17,16 @@ Integrity:
 
 Observations are unique per ``(run_id, stream, idx)``, so a resumed run can
 never record the same observation twice.
+
+Schema: the evidence tables (``observations``, ``measurements``, ``attachments``)
+take their columns, SQLite types and DDL from the evidence model
+(:mod:`bench.evidence`), and every row of them is validated by it; the run's
+context tables (``runs``, ``events``, ``equipment``, ``tests``, ``attestations``)
+are declared here. ``meta.schema_version`` records the model's version: new
+journals are written in :data:`SCHEMA_VERSION`; a journal of an earlier readable
+version opens for reading, verifying and reporting only (its rows are mapped to
+the model by :mod:`bench.evidence.upgrade`, and hashed over the columns it had);
+a journal of a later version is refused.
 """
 
 from __future__ import annotations
