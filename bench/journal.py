@@ -304,11 +304,7 @@ class Journal:
 
         A row of an evidence table (observations, measurements, attachments) is validated by its model
         (:mod:`bench.evidence`), which fills the fields it gives a default; see also :meth:`record`."""
-        if self.schema_version != SCHEMA_VERSION:
-            raise JournalError(
-                f"{self.path}: a journal of schema version {self.schema_version} was written by an earlier bench; "
-                f"this bench reads it (report, verify) but appends only to journals of version {SCHEMA_VERSION}"
-            )
+        self._check_writable()
         if table not in self._schema:
             raise ValueError(f"no journal table {table!r}")
         schema = self._schema[table]
@@ -330,9 +326,17 @@ class Journal:
         table = next((name for name, model in EVIDENCE_TABLES.items() if isinstance(evidence, model)), None)
         if table is None:
             raise TypeError(f"{type(evidence).__name__} is not evidence the journal records")
-        if self.schema_version != SCHEMA_VERSION:
-            return self.append(table)  # refused, with the reason
+        self._check_writable()
         return self._insert(table, evidence.model_dump(include=set(self._schema[table].columns)))
+
+    def _check_writable(self) -> None:
+        """JournalError unless this bench writes the journal's schema version (the journal is append-only: a
+        journal of an earlier version is never extended with rows of another)."""
+        if self.schema_version != SCHEMA_VERSION:
+            raise JournalError(
+                f"{self.path}: a journal of schema version {self.schema_version} was written by an earlier bench; "
+                f"this bench reads it (report, verify) but appends only to journals of version {SCHEMA_VERSION}"
+            )
 
     def _insert(self, table: str, values: dict[str, Any]) -> int:
         schema = self._schema[table]

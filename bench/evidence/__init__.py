@@ -24,7 +24,7 @@ from bench.evidence.record import (
     columns,
     judge,
 )
-from bench.evidence.upgrade import SchemaVersionError, check_readable, evidence_from_row, measurement_from_row
+from bench.evidence.upgrade import SchemaVersionError, check_readable, measurement_from_row
 
 __all__ = [
     "EVIDENCE_SCHEMA_VERSION",

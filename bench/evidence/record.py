@@ -107,7 +107,8 @@ class Journalled(EvidenceModel):
 
 
 class PocketCounts(EvidenceModel):
-    """Outcomes per roulette pocket in wheel order: (pocket, count) pairs, clockwise from 0.
+    """Outcomes per roulette pocket in wheel order: (pocket, count) pairs, clockwise from 0 (the numbering of
+    p217-2007/roleta-francesa/2 on a French wheel).
 
     The order is the wheel's (the pocket plot and the sector statistic read neighbours from it),
     so the pairs are kept as a list, which the journal's sorted JSON cannot reorder. Pocket 37

@@ -21,13 +21,12 @@ They become the typed :attr:`~bench.evidence.record.Measurement.series`, in that
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from bench.evidence.record import (
     EVIDENCE_SCHEMA_VERSION,
     READABLE_SCHEMA_VERSIONS,
     JackpotPath,
-    Journalled,
     Measurement,
     PocketCounts,
     PositionCounts,
@@ -35,8 +34,6 @@ from bench.evidence.record import (
     SequentialPath,
     columns,
 )
-
-M = TypeVar("M", bound=Journalled)
 
 
 class SchemaVersionError(ValueError):
@@ -89,12 +86,6 @@ def series_of_schema1(details: Mapping[str, Any], pocket_orders: Iterable[Sequen
         series.append(RtpInterval(rtp=float(details["rtp"]), low=float(details["lower_bound"]),
                                   high=float(details["upper_bound"]), floor=float(details.get("floor", 0.80))))
     return series
-
-
-def evidence_from_row(model: type[M], row: Mapping[str, Any], schema_version: int) -> M:
-    """A decoded journal row of ``model``'s table (extra columns such as ``seq`` ignored), of ``schema_version``."""
-    check_readable(schema_version)
-    return model.model_validate({name: row[name] for name in columns(model, schema_version)})
 
 
 def measurement_from_row(row: Mapping[str, Any], schema_version: int,
