@@ -171,6 +171,8 @@ def test_schema_1_details_become_the_typed_series_in_wheel_order() -> None:
     sorted_keys = json.loads(json.dumps(details, sort_keys=True))  # what a schema-1 journal gives back
     assert series_of_schema1(sorted_keys, [tuple(range(38)), WHEEL]) == _series()  # the wheel of these pockets
     assert series_of_schema1(sorted_keys)[0].order == list(range(37))  # no wheel of these pockets: numeric order
+    malformed = sorted_keys | {"position_counts": [[1, 2], [3]], "sequential_path": {"n": [0, 1], "log_lr": [0.0]}}
+    assert series_of_schema1(malformed, [WHEEL]) == [_series()[0], *_series()[3:]]  # not drawn, still in details
 
 
 # -- schema versions -----------------------------------------------------------------------------------

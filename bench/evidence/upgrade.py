@@ -20,8 +20,10 @@ They become the typed :attr:`~bench.evidence.record.Measurement.series`, in that
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+from pydantic import ValidationError
 
 from bench.evidence.record import (
     EVIDENCE_SCHEMA_VERSION,
@@ -63,28 +65,35 @@ def wheel_order(counts: Mapping[str, Any], pocket_orders: Iterable[Sequence[int]
 
 
 def series_of_schema1(details: Mapping[str, Any], pocket_orders: Iterable[Sequence[int]] = ()) -> list[Any]:
-    """The typed series a schema-1 measurement's ``details`` carried (see the module docstring)."""
+    """The typed series a schema-1 measurement's ``details`` carried (see the module docstring). Data of a series
+    that does not fit its model (which schema 1 never checked) stays in ``details`` only, not drawn."""
     series: list[Any] = []
+
+    def add(build: Callable[[], Any]) -> None:
+        try:
+            series.append(build())
+        except (ValidationError, KeyError, TypeError, ValueError):
+            pass
+
     counts = details.get("counts_in_wheel_order")
     if isinstance(counts, dict) and counts:
-        order = wheel_order(counts, pocket_orders)
-        series.append(PocketCounts(counts=tuple((number, int(counts[str(number)])) for number in order)))
+        add(lambda: PocketCounts(counts=tuple((number, int(counts[str(number)]))
+                                              for number in wheel_order(counts, pocket_orders))))
     if isinstance(details.get("position_counts"), list) and details["position_counts"]:
-        series.append(PositionCounts(counts=details["position_counts"],
-                                     block_cards=int(details.get("position_block_cards", 1))))
+        add(lambda: PositionCounts(counts=details["position_counts"],
+                                   block_cards=int(details.get("position_block_cards", 1))))
     path = details.get("sequential_path")
     if isinstance(path, dict) and path.get("n"):
-        series.append(SequentialPath(n=path["n"], log_lr=path["log_lr"], upper=path["upper"],
-                                     lower=path.get("lower")))
+        add(lambda: SequentialPath(n=path["n"], log_lr=path["log_lr"], upper=path["upper"], lower=path.get("lower")))
     jackpot = details.get("jackpot_series")
     if isinstance(jackpot, dict) and jackpot.get("bets_cents"):
-        series.append(JackpotPath(bets_cents=jackpot["bets_cents"], value_cents=jackpot["value_cents"],
-                                  start_cents=jackpot["start_cents"],
-                                  increment_percent=float(jackpot["increment_percent"])))
+        add(lambda: JackpotPath(bets_cents=jackpot["bets_cents"], value_cents=jackpot["value_cents"],
+                                start_cents=jackpot["start_cents"],
+                                increment_percent=float(jackpot["increment_percent"])))
     if all(isinstance(details.get(key), int | float) and not isinstance(details.get(key), bool)
            for key in ("rtp", "lower_bound", "upper_bound")):
-        series.append(RtpInterval(rtp=float(details["rtp"]), low=float(details["lower_bound"]),
-                                  high=float(details["upper_bound"]), floor=float(details.get("floor", 0.80))))
+        add(lambda: RtpInterval(rtp=float(details["rtp"]), low=float(details["lower_bound"]),
+                                high=float(details["upper_bound"]), floor=float(details.get("floor", 0.80))))
     return series
 
 
