@@ -8,25 +8,25 @@ measurements, attachments and attestations behind it, the sample size of every
 observation stream, declined or disputed reads with their frames, wire-log
 excerpts around line faults, and the series the plots draw.
 
-Series shapes (the contract between suites and :mod:`reports.plots`), each taken
-from the final attempt's measurements unless stated:
+Measurements are the evidence model (:class:`bench.evidence.Measurement`), seen through
+:class:`ReportedMeasurement` (the model plus its anchor in the certificate); rows of a journal
+of an earlier schema version are mapped to the model as they are read
+(:mod:`bench.evidence.upgrade`; schema 1 kept its pocket counts as a JSON object whose sorted
+keys lost the wheel order, so only for those is the profile's wheel order consulted).
 
-* ``pockets``: a measurement whose ``details["counts_in_wheel_order"]`` maps pocket
-  number (as text) to its count (``suites/test_roulette.py``); the journal stores JSON
-  objects with sorted keys, so the wheel order is the profile wheel's
-  ``options.pocket_order``; the sector plot uses the same counts;
+Series (the contract between the evidence and :mod:`reports.plots`), each taken from the
+final attempt's measurements unless stated:
+
+* ``pockets`` and ``sectors``: a measurement's :class:`~bench.evidence.PocketCounts`, (pocket,
+  count) pairs in wheel order (``suites/test_roulette.py``);
 * ``dice``: the observation stream ``dice/throws``, values ``{"faces": [int, ...]}``;
-* ``cards``: ``details["position_counts"]``: rows = card (or block of cards) by its
+* ``cards``: :class:`~bench.evidence.PositionCounts`: rows = card (or block of cards) by its
   input position, columns = output position (or block), counts over the shuffles;
-  ``details["position_block_cards"]`` the cards per block (default 1);
-* ``sequential``: ``details["sequential_path"]`` = ``{"n": [...], "log_lr": [...],
-  "upper": float, "lower": float | None}`` (natural log of the likelihood ratio, the
-  boundaries log(1/α) and log(β) of :class:`rng_tests.sequential.SequentialTest`);
-* ``jackpot``: ``details["jackpot_series"]`` = ``{"bets_cents": [...] (cumulative
-  amount bet), "value_cents": [...] (displayed value), "start_cents": int,
-  "increment_percent": float}``;
-* ``rtp``: ``details`` with ``rtp``, ``lower_bound``, ``upper_bound`` and ``floor``
-  (default 0.80), as :func:`rng_tests.fairness.slots.rtp_floor_test` writes them.
+* ``sequential``: :class:`~bench.evidence.SequentialPath` (natural log of the likelihood ratio,
+  the boundaries log(1/α) and log(β) of :class:`rng_tests.sequential.SequentialTest`);
+* ``jackpot``: :class:`~bench.evidence.JackpotPath` (cumulative amount bet, displayed value,
+  start value, increment percent);
+* ``rtp``: :class:`~bench.evidence.RtpInterval` (the return with its interval and the floor).
 """
 
 from __future__ import annotations
@@ -39,6 +39,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue import Catalogue
+from bench.evidence import (
+    JackpotPath,
+    Measurement,
+    PocketCounts,
+    PositionCounts,
+    RtpInterval,
+    SequentialPath,
+    measurement_from_row,
+)
 from bench.journal import Journal
 from bench.profiles import Profile, load_profile_text
 from reports.clause_verdicts import ERROR, FAIL, PASS, VERDICTS, clause_verdicts, run_kinds
@@ -90,26 +99,15 @@ class DeviceInfo:
         return [] if self.reported is None else self.configured.differences(self.reported)
 
 
-@dataclass
-class MeasurementInfo:
-    """One measurement of a final test attempt."""
+class ReportedMeasurement(Measurement):
+    """A measurement of a final test attempt as the certificate shows it: the evidence model and its anchor."""
 
-    name: str
-    value: Any
-    passed: bool
-    clauses: list[str]
-    nodeid: str
-    unit: str | None = None
-    low: float | None = None
-    high: float | None = None
-    expected: Any = None
-    method: str | None = None
-    sample_size: int | None = None
-    p_value: float | None = None
-    alpha: float | None = None
-    power: float | None = None
-    details: dict[str, Any] = field(default_factory=dict)
     anchor: str = ""
+
+    @classmethod
+    def of(cls, measurement: Measurement, anchor: str) -> ReportedMeasurement:
+        """``measurement`` anchored at ``anchor`` (``m<seq>``)."""
+        return cls.model_validate(dict(measurement) | {"anchor": anchor})
 
     @property
     def power_alternative(self) -> str | None:
@@ -170,7 +168,7 @@ class ClauseRow:
     regulation_title: str
     section_pt: str
     section_en: str
-    measurements: list[MeasurementInfo]
+    measurements: list[ReportedMeasurement]
     tests: list[tuple[str, str]]
     attestations: list[Attestation]
     attachments: list[AttachmentInfo]
@@ -238,7 +236,7 @@ class RunData:
     equipment: list[DeviceInfo]
     instruments: list[DeviceInfo]
     clauses: list[ClauseRow]
-    measurements: list[MeasurementInfo]
+    measurements: list[ReportedMeasurement]
     attachments: list[AttachmentInfo]
     streams: list[StreamInfo]
     declines: list[DeclineGroup]
@@ -291,15 +289,17 @@ def _load(journal: Journal, run_dir: Path, catalogue: Catalogue) -> RunData:
     attachments = [AttachmentInfo(row["name"], row["nodeid"], row["sha256"], row["media_type"], row["size"], row["path"])
                    for row in journal.rows("attachments", "run_id = ?", (run_id,))]
     by_sha = {item.sha256: item for item in attachments}
-    measurements: list[MeasurementInfo] = []
-    anchors: dict[int, MeasurementInfo] = {}
+    measurements: list[ReportedMeasurement] = []
+    anchors: dict[int, ReportedMeasurement] = {}
+    orders = _pocket_orders(profile)
     for verdict in verdicts:
         for row in verdict.measurements:
             if row["seq"] not in anchors:
-                anchors[row["seq"]] = _measurement(row, f"m{row['seq']}")
+                anchors[row["seq"]] = ReportedMeasurement.of(
+                    measurement_from_row(row, journal.schema_version, orders), f"m{row['seq']}")
                 measurements.append(anchors[row["seq"]])
     measurements.sort(key=lambda item: int(item.anchor[1:]))
-    series = _series(journal, run_id, measurements, profile)
+    series = _series(journal, run_id, measurements)
     plot_clauses = {name: sorted({clause for entry in entries for clause in entry["clauses"]})
                     for name, entries in series.items()}
     position = {clause.id: index for index, clause in enumerate(catalogue.clauses())}
@@ -384,16 +384,7 @@ def _instruments(journal: Journal, run_id: str, profile: Profile) -> list[Device
     return devices
 
 
-def _measurement(row: dict[str, Any], anchor: str) -> MeasurementInfo:
-    return MeasurementInfo(
-        name=row["name"], value=row["value"], passed=bool(row["passed"]), clauses=list(row["clauses"]),
-        nodeid=row["nodeid"], unit=row["unit"], low=row["low"], high=row["high"], expected=row["expected"],
-        method=row["method"], sample_size=row["sample_size"], p_value=row["p_value"], alpha=row["alpha"],
-        power=row["power"], details=row["details"] or {}, anchor=anchor,
-    )
-
-
-def _clause_row(verdict: Any, catalogue: Catalogue, anchors: dict[int, MeasurementInfo],
+def _clause_row(verdict: Any, catalogue: Catalogue, anchors: dict[int, ReportedMeasurement],
                 attachments: list[AttachmentInfo], plot_clauses: dict[str, list[str]]) -> ClauseRow:
     clause = catalogue[verdict.clause_id] if verdict.clause_id in catalogue else None  # noqa: SIM401 - no .get
     regulation = catalogue.regulations.get(clause.regulation) if clause else None
@@ -515,49 +506,42 @@ def _wire_excerpts(run_dir: Path, attachments: list[AttachmentInfo]) -> list[Wir
     return excerpts
 
 
-def _wheel_order(profile: Profile, counts: dict[str, Any]) -> list[int]:
-    """The pocket order of the counts: the journal stores JSON objects with sorted keys, so the wheel order
-    comes from the profile's wheel (``options.pocket_order``), else numeric order."""
-    numbers = {int(key) for key in counts}
+def _pocket_orders(profile: Profile) -> list[tuple[int, ...]]:
+    """The pocket orders of the profile's wheels (``options.pocket_order``): the wheel order of the pocket counts
+    of a schema-1 journal, whose JSON objects lost it (:func:`bench.evidence.upgrade.wheel_order`)."""
+    orders = []
     for item in profile.equipment.values():
         order = getattr(getattr(item, "options", None), "pocket_order", None)
-        if order is not None and set(order) == numbers:
-            return list(order)
-    return sorted(numbers)
+        if order is not None:
+            orders.append(tuple(order))
+    return orders
 
 
-def _series(journal: Journal, run_id: str, measurements: list[MeasurementInfo],
-            profile: Profile) -> dict[str, list[dict[str, Any]]]:
+def _series(journal: Journal, run_id: str, measurements: list[ReportedMeasurement]) -> dict[str, list[dict[str, Any]]]:
     """The data of every plot the run has (see the module docstring); plots without data are absent."""
     series: dict[str, list[dict[str, Any]]] = {}
 
-    def add(name: str, measurement: MeasurementInfo | None, clauses: list[str], **data: Any) -> None:
+    def add(name: str, measurement: ReportedMeasurement | None, clauses: list[str], **data: Any) -> None:
         title = measurement.name if measurement else data.pop("title", name)
         series.setdefault(name, []).append({"title": title, "clauses": clauses,
                                             "anchor": measurement.anchor if measurement else "", **data})
 
     for m in measurements:
-        details = m.details
-        counts = details.get("counts_in_wheel_order")
-        if isinstance(counts, dict) and counts:
-            order = _wheel_order(profile, counts)
-            add("pockets", m, m.clauses, order=order, counts=[int(counts[str(number)]) for number in order],
-                alpha=m.alpha or 0.01)
-        if isinstance(details.get("position_counts"), list) and details["position_counts"]:
-            add("cards", m, m.clauses, counts=details["position_counts"],
-                block=int(details.get("position_block_cards", 1)))
-        path = details.get("sequential_path")
-        if isinstance(path, dict) and path.get("n"):
-            add("sequential", m, m.clauses, n=path["n"], log_lr=path["log_lr"], upper=path["upper"],
-                lower=path.get("lower"))
-        jackpot = details.get("jackpot_series")
-        if isinstance(jackpot, dict) and jackpot.get("bets_cents"):
-            add("jackpot", m, m.clauses, bets_cents=jackpot["bets_cents"], value_cents=jackpot["value_cents"],
-                start_cents=jackpot["start_cents"], increment_percent=float(jackpot["increment_percent"]))
-        if all(isinstance(details.get(key), int | float) for key in ("rtp", "lower_bound", "upper_bound")):
-            add("rtp", m, m.clauses, rtp=float(details["rtp"]), low=float(details["lower_bound"]),
-                high=float(details["upper_bound"]), floor=float(details.get("floor", 0.80)),
-                alpha=m.alpha or details.get("alpha"), sample_size=m.sample_size)
+        clauses = list(m.clauses)
+        for entry in m.series:
+            if isinstance(entry, PocketCounts):
+                add("pockets", m, clauses, order=entry.order, counts=entry.values, alpha=m.alpha or 0.01)
+            elif isinstance(entry, PositionCounts):
+                add("cards", m, clauses, counts=[list(row) for row in entry.counts], block=entry.block_cards)
+            elif isinstance(entry, SequentialPath):
+                add("sequential", m, clauses, n=list(entry.n), log_lr=list(entry.log_lr), upper=entry.upper,
+                    lower=entry.lower)
+            elif isinstance(entry, JackpotPath):
+                add("jackpot", m, clauses, bets_cents=list(entry.bets_cents), value_cents=list(entry.value_cents),
+                    start_cents=entry.start_cents, increment_percent=entry.increment_percent)
+            elif isinstance(entry, RtpInterval):
+                add("rtp", m, clauses, rtp=entry.rtp, low=entry.low, high=entry.high, floor=entry.floor,
+                    alpha=m.alpha or m.details.get("alpha"), sample_size=m.sample_size)
     throws = journal.observations(run_id, "dice/throws")
     faces = [row["value"]["faces"] for row in throws if isinstance(row["value"], dict) and row["value"].get("faces")]
     if faces and len({len(entry) for entry in faces}) == 1:
@@ -571,6 +555,6 @@ def _series(journal: Journal, run_id: str, measurements: list[MeasurementInfo],
 
 
 __all__ = [
-    "AttachmentInfo", "Attestation", "ClauseRow", "DeclineGroup", "DeviceInfo", "Identity", "MeasurementInfo", "RunData",
+    "AttachmentInfo", "Attestation", "ClauseRow", "DeclineGroup", "DeviceInfo", "Identity", "ReportedMeasurement", "RunData",
     "RunInfo", "StreamInfo", "WireExcerpt", "is_fault", "load_run", "wire_excerpt",
 ]

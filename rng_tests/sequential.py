@@ -639,7 +639,7 @@ def sequential_path(test: SequentialTest, outcomes: Sequence[int] | np.ndarray, 
     """The evidence path of ``test`` over ``outcomes`` in the report's shape, thinned to about ``points`` looks.
 
     Returns ``{"n": [...], "log_lr": [...], "upper": log(1/alpha), "lower": log(beta) or None}``
-    (:mod:`reports.run_data`, series ``sequential``), starting at n = 0, log L = 0 and always
+    (the fields of :class:`bench.evidence.SequentialPath`, the certificate's ``sequential`` plot), starting at n = 0, log L = 0 and always
     keeping the last outcome and the largest and smallest log L (so a crossing is never thinned
     away). Only the definition of ``test`` is used; its state is left untouched.
     """

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.evidence import JackpotPath
 from bench.games.poker_hands import Category
 from bench.games.poquer_sem_descarte import JACKPOT_P461, START_MULTIPLE, PrizeBasis, settle_jackpot
 from drivers.jackpot import Hit
@@ -201,19 +202,19 @@ def test_every_bet_adds_the_approved_percentage(jackpot_display: Any, bets: Obse
                 unit="bets", high=0, clauses=_clauses(jackpot_display, "increment"), sample_size=len(rows),
                 method=("value before and after each BET (VAL, ACK) against floor(V + f + contributions), one "
                         "carried fraction of a cent f in [0, 1) per chain of bets; exact arithmetic"),
-                details=found | {"percent": format(approved, "f"), "first_departures": departures[:20],
-                                 "jackpot_series": _series(rows, index, approved)})
+                details=found | {"percent": format(approved, "f"), "first_departures": departures[:20]},
+                series=[_series(rows, index, approved)])
 
 
-def _series(rows: list[dict[str, Any]], index: int, percent: Decimal) -> dict[str, Any]:
+def _series(rows: list[dict[str, Any]], index: int, percent: Decimal) -> JackpotPath:
     """What the certificate's jackpot plot draws: the displayed value against the cumulative amount bet (thinned to
     at most 500 points), from the value before the first bet."""
     step = max(1, len(rows) // 500)
     bets = np.cumsum([0] + [row["amount"] for row in rows]).tolist()
     values = [rows[0]["before"][index]] + [row["display"][index] if row["display"][index] is not None
                                            else row["after"][index] for row in rows]
-    return {"bets_cents": bets[::step], "value_cents": values[::step], "start_cents": rows[0]["before"][index],
-            "increment_percent": float(percent)}
+    return JackpotPath(bets_cents=bets[::step], value_cents=values[::step], start_cents=rows[0]["before"][index],
+                       increment_percent=float(percent))
 
 
 @pytest.mark.clause(*DISPLAY)

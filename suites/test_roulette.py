@@ -60,6 +60,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from bench.evidence import PocketCounts, SequentialPath
 from drivers.roulette_camera import LaunchClip
 from drivers.roulette_protocol import NoResult, SpinResult
 from fixtures.dimensions import record_dimension
@@ -439,7 +440,7 @@ def test_pocket_fairness(roulette_wheel: Any, spins: ObservationStream, bench: B
                            context | {"note": f"the first {options.chi_square_spins} spins, a sample size fixed "
                                                "before the first spin; α/2 (Bonferroni with the sequential test)"},
                            name=f"pocket frequencies chi-square, first {options.chi_square_spins} spins",
-                           counts_key="counts_in_wheel_order_of_the_judged_spins")
+                           plotted=False)
 
 
 def _chi_square_figures(numbers: list[int], order: tuple[int, ...], alpha: float) -> tuple[Any, dict[str, Any]]:
@@ -453,7 +454,7 @@ def _chi_square_figures(numbers: list[int], order: tuple[int, ...], alpha: float
     single_pocket[0] = 37 / 35
     single_pocket /= single_pocket.sum()
     return result, {
-        "counts": dict(zip((str(number) for number in order), counts.tolist())),
+        "counts": list(zip(order, counts.tolist())),
         "power": power,
         "power_alternative": f"{POWER_ALTERNATIVE['width']} adjacent pockets x{POWER_ALTERNATIVE['factor']}",
         "power_against_one_pocket_at_1_in_35": round(chi_square_power(result.sample_size, p0, single_pocket, alpha), 4),
@@ -464,11 +465,17 @@ def _chi_square_figures(numbers: list[int], order: tuple[int, ...], alpha: float
 
 def _record_chi_square(measure: Any, options: Any, numbers: list[int], clauses: list[str], alpha: float,
                        context: dict[str, Any], *, name: str = "pocket frequencies chi-square",
-                       counts_key: str = "counts_in_wheel_order") -> None:
-    """The fixed-size Pearson chi-square as a verdict (its sample size was fixed before the first spin)."""
+                       plotted: bool = True) -> None:
+    """The fixed-size Pearson chi-square as a verdict (its sample size was fixed before the first spin).
+
+    Its pocket counts, in wheel order, are the certificate's pocket plot (``plotted``); the chi-square
+    of the first spins beside a sequential test keeps them as (pocket, count) pairs in ``details``
+    (``counts_in_wheel_order_of_the_judged_spins``), the plot showing every spin played."""
     result, figures = _chi_square_figures(numbers, options.pocket_order, alpha)
     counts = figures.pop("counts")
     power = figures.pop("power")
+    series = [PocketCounts(counts=counts)] if plotted else []
+    kept = {} if plotted else {"counts_in_wheel_order_of_the_judged_spins": [list(pair) for pair in counts]}
     measure(
         name,
         round(result.statistic, 4),
@@ -478,7 +485,8 @@ def _record_chi_square(measure: Any, options: Any, numbers: list[int], clauses: 
         method=f"{result.method}, {result.degrees_of_freedom} degrees of freedom; H0: every pocket 1/37",
         sample_size=result.sample_size,
         power=round(power, 6),
-        details={counts_key: counts} | figures | context,
+        details=kept | figures | context,
+        series=series,
     )
 
 
@@ -509,8 +517,9 @@ def _record_sequential(measure: Any, options: Any, numbers: list[int], clauses: 
                 "anytime-valid p-value min(1, 1/max L); H0: every pocket 1/37, spins independent"),
         sample_size=test.n,
         power=average["rejection_rate"],
+        series=[PocketCounts(counts=counts),
+                SequentialPath(**sequential_path(test, numbers[: test.n], points=PATH_POINTS))],
         details={
-            "sequential_path": sequential_path(test, numbers[: test.n], points=PATH_POINTS),
             "spins_to_decision": test.n,
             "stopped_by": test.stopped_by,
             "log_lr": round(test.log_lr, 5),
@@ -532,7 +541,6 @@ def _record_sequential(measure: Any, options: Any, numbers: list[int], clauses: 
                                "biased sector (H1, family average)": average["mean_n"]},
             "operating_characteristics": figures,
             "spins_played": len(numbers),
-            "counts_in_wheel_order": counts,
             "chi_square_information": information,
             "power_of_the_chi_square_against_one_pocket_at_1_in_35":
                 chi_square["power_against_one_pocket_at_1_in_35"],

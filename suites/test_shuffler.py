@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.evidence import PositionCounts
 from bench.games.physical_cards import Card, factory_order, parse_card
 from drivers.shuffler import CardShuffler, OperatorActionRequired
 from drivers.shuffler_protocol import (
@@ -454,7 +455,7 @@ def test_shuffles_are_random(card_shuffler: Any, shuffles: ObservationStream, me
         "shuffles_tested": sample, "shuffles_not_usable": unusable,
         "not_usable_because": "the cycle did not start from a complete deck or did not deal it whole once",
     }
-    heat_map = {"position_counts": _position_counts(rows).tolist(), "position_block_cards": POSITION_BLOCK}
+    heat_map = PositionCounts(counts=_position_counts(rows).tolist(), block_cards=POSITION_BLOCK)
     for number, member in enumerate(adjustment.tests):
         result = family[member.name]
         measure(
@@ -467,7 +468,8 @@ def test_shuffles_are_random(card_shuffler: Any, shuffles: ObservationStream, me
             sample_size=result.sample_size,
             power=round(power, 6) if member.name == "rising_sequences" else None,
             details={"raw_p_value": result.p_value, "degrees_of_freedom": result.degrees_of_freedom}
-            | dict(result.details) | context | (heat_map if number == 0 else {}),
+            | dict(result.details) | context,
+            series=[heat_map] if number == 0 else [],
         )
 
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import pytest
 
+from bench.evidence import RtpInterval
 from bench.games.slots import RTP_FLOOR
 from bench.profiles.slot import ParSheet
 from drivers.sas import METER_NAMES
@@ -166,7 +167,9 @@ def test_play_matches_the_par_sheet(slot_machine: Any, play: list[dict[str, Any]
             alpha=options.alpha, sample_size=games, power=round(result["power"], 4),
             method=("meters before and after the play: return = (coin out + jackpot) / (games played x bet per "
                     "play); H0: the machine pays as its PAR sheet, two-sided"),
-            details=result["details"] | {"return_on_coin_in_meter": won / coin_in if coin_in else None})
+            details=result["details"] | {"return_on_coin_in_meter": won / coin_in if coin_in else None},
+            series=[RtpInterval(rtp=result["details"]["rtp"], low=result["details"]["lower_bound"],
+                                high=result["details"]["upper_bound"], floor=result["details"]["floor"])])
 
 
 # -- meters --------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Measurements and their verdicts (fixtures/measurements.py)."""
+"""Measurements and their verdicts (bench/evidence/record.py: the judging rule and the model's texts)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import math
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from fixtures.measurements import Measurement, judge
+from bench.evidence import Measurement, judge
 
 NONE: dict[str, Any] = {"low": None, "high": None, "expected": None, "p_value": None, "alpha": None}
 
@@ -110,11 +111,18 @@ def test_judge_returns_a_real_bool() -> None:
 
 def _measurement(**fields: Any) -> Measurement:
     base: dict[str, Any] = {
+        "run_id": "run-1",
+        "at": "2026-01-02T10:00:00.000000+00:00",
+        "nodeid": "suites/test_roulette.py::test_pocket_fairness",
+        "attempt": 1,
         "name": "pocket fairness",
         "value": 31.25,
         "passed": True,
         "clauses": ("p217-2007/roleta-francesa/5",),
     }
+    if not any(fields.get(key) is not None for key in ("low", "high", "expected", "p_value")):
+        # the model refuses a measurement without a criterion; its text is still defined ("recorded")
+        return Measurement.model_construct(**(base | fields))
     return Measurement(**(base | fields))
 
 
@@ -145,7 +153,7 @@ def test_describe_a_failed_measurement_without_unit() -> None:
 
 
 def test_measurement_is_immutable() -> None:
-    measurement = _measurement()
-    with pytest.raises(AttributeError):
+    measurement = _measurement(high=40)
+    with pytest.raises(ValidationError, match="frozen"):
         measurement.passed = False  # type: ignore[misc]
-    assert measurement.details == {} and _measurement().details is not measurement.details
+    assert measurement.details == {} and _measurement(high=40).details is not measurement.details

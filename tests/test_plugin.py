@@ -92,6 +92,36 @@ def test_measurement_may_only_cite_the_tests_clauses(pytester: pytest.Pytester, 
     result.stdout.fnmatch_lines(["*cites ?'p217-2007/roleta-francesa/9'?, which the test's clause marker does not list*"])
 
 
+def test_measure_takes_the_models_fields_and_journals_the_typed_series(pytester: pytest.Pytester,
+                                                                     tmp_path: Path) -> None:
+    evidence = tmp_path / "run"
+    result = run_suite(
+        pytester,
+        """
+from bench.evidence import PocketCounts
+
+@pytest.mark.clause("p217-2007/roleta-francesa/5")
+def test_series(measure):
+    measure("pockets", 3.5, p_value=0.5, alpha=0.01, series=[PocketCounts(counts=[(0, 4), (32, 2), (15, 3)])])
+
+@pytest.mark.clause("p217-2007/roleta-francesa/5")
+def test_unknown_field(measure):
+    measure("pockets", 3.5, p_value=0.5, alpha=0.01, colour="red")
+
+@pytest.mark.clause("p217-2007/roleta-francesa/5")
+def test_bad_field(measure):
+    measure("pockets", 3.5, p_value=0.5, alpha=0.01, sample_size="many")
+""",
+        evidence,
+    )
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*unexpected keyword argument(s) ?'colour'?*"])
+    result.stdout.fnmatch_lines(["*validation error for Measurement*", "E *sample_size"])
+    [(series,)] = journal_rows(evidence, "SELECT series FROM measurements")
+    assert series == '[{"counts":[[0,4],[32,2],[15,3]],"kind":"pockets"}]'  # the wheel's order, kept
+    assert journal_rows(evidence, "SELECT value FROM meta WHERE key = 'schema_version'") == [("2",)]
+
+
 def test_attachments_are_content_addressed_and_journaled(pytester: pytest.Pytester, tmp_path: Path) -> None:
     evidence = tmp_path / "run"
     result = run_suite(

@@ -22,8 +22,8 @@ def _journal(path: Path, *, passed: bool, attested: bool) -> Journal:
     journal.append("tests", run_id="r", at=utc_now(), nodeid=NODE, attempt=1, phase="final", outcome="passed",
                    duration_s=0.1, clauses=[PROCEDURE, BENCH_CLAUSE], message="")
     for clause in (PROCEDURE, BENCH_CLAUSE):
-        journal.append("measurements", run_id="r", at=utc_now(), nodeid=NODE, attempt=1, name=f"m {clause}", value=1,
-                       unit=None, low=None, high=None, expected=None, passed=passed, clauses=[clause], method="m",
+        journal.append("measurements", run_id="r", at=utc_now(), nodeid=NODE, attempt=1, name=f"m {clause}",
+                       value=1 if passed else 0, unit=None, low=None, high=None, expected=1, passed=passed, clauses=[clause], method="m",
                        sample_size=40, p_value=None, alpha=None, power=None, details={})
     if attested:
         journal.append("attestations", run_id="r", at=utc_now(), clause_id=PROCEDURE, attested_by="Rui Costa",

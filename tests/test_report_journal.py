@@ -3,7 +3,7 @@
 A French wheel whose pocket-fairness measurement passes or fails (``biased``), a failing
 launch clause, a dice stream with declined throws and their frames, an attestation of a
 procedure clause, a wire log with line faults, and a measurement with an RTP interval and
-a sequential path (shapes of :mod:`reports.run_data`).
+a sequential path (the typed series of :mod:`bench.evidence`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.evidence import Measurement, PocketCounts, RtpInterval, SequentialPath
 from bench.games.roulette_layout import FRENCH_ORDER
 from bench.journal import Journal, utc_now
 from fixtures.evidence_store import store
@@ -67,10 +68,8 @@ def _frame() -> bytes:
 
 def _measurement(journal: Journal, run_id: str, nodeid: str, name: str, value: object, *, passed: bool,
                  clauses: list[str], **extra: object) -> None:
-    row = {"unit": None, "low": None, "high": None, "expected": None, "method": None, "sample_size": None,
-           "p_value": None, "alpha": None, "power": None, "details": {}} | extra
-    journal.append("measurements", run_id=run_id, at=utc_now(), nodeid=nodeid, attempt=1, name=name, value=value,
-                   passed=int(passed), clauses=clauses, **row)
+    journal.record(Measurement(run_id=run_id, at=utc_now(), nodeid=nodeid, attempt=1, name=name, value=value,
+                               passed=passed, clauses=clauses, **extra))
 
 
 def _final(journal: Journal, run_id: str, nodeid: str, clauses: list[str], outcome: str) -> None:
@@ -122,17 +121,16 @@ def build_run(run_dir: Path, *, biased: bool = False, seed: int = 5) -> Path:
         _measurement(journal, run_id, NODE, "pocket frequencies chi-square", 31.5, passed=not biased,
                      clauses=[FAIRNESS], p_value=0.0001 if biased else 0.5, alpha=0.01, sample_size=3700,
                      power=0.93, method="Pearson chi-square; H0: every pocket 1/37",
-                     details={"counts_in_wheel_order": dict(zip(map(str, FRENCH_ORDER), counts.tolist())),
-                              "power_alternative": "9 adjacent pockets x1.3",
-                              "sequential_path": {"n": [100, 200, 300], "log_lr": [0.1, 0.8, 1.5],
-                                                  "upper": 4.6, "lower": -2.3}})
+                     details={"power_alternative": "9 adjacent pockets x1.3"},
+                     series=[PocketCounts(counts=list(zip(FRENCH_ORDER, counts.tolist()))),
+                             SequentialPath(n=[100, 200, 300], log_lr=[0.1, 0.8, 1.5], upper=4.6, lower=-2.3)])
         _final(journal, run_id, LAUNCH_NODE, [LAUNCH], "failed")
         _measurement(journal, run_id, LAUNCH_NODE, "games with ball and rotor turning the same way", 3, passed=False,
                      clauses=[LAUNCH], unit="games", high=0, sample_size=3700)
         _final(journal, run_id, DICE_NODE, [DICE], "passed")
         _measurement(journal, run_id, DICE_NODE, "dice: faces pooled", 4.2, passed=True, clauses=[DICE],
                      p_value=0.6, alpha=0.01, sample_size=30,
-                     details={"rtp": 0.83, "lower_bound": 0.81, "upper_bound": 0.85, "floor": 0.8})
+                     series=[RtpInterval(rtp=0.83, low=0.81, high=0.85, floor=0.8)])
         journal.append("attestations", run_id=run_id, at=utc_now(), clause_id=PROCEDURE_ATTESTED,
                        attested_by="Rui Costa", attested_at="2026-01-02T11:00:00+00:00",
                        statement="Mesa inspeccionada; procedimento de golpe nulo verificado.")

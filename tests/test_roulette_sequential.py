@@ -53,7 +53,7 @@ class FakeBench:
 
     def __init__(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
-        self.journal = SimpleNamespace(append=lambda *args, **kwargs: None)
+        self.journal = SimpleNamespace(append=lambda *args, **kwargs: None, record=lambda evidence: None)
         self.run_id = "test"
 
     def stream(self, name: str, nodeid: str) -> ObservationStream:
@@ -170,12 +170,13 @@ def test_the_measurement_states_the_decision_its_error_rates_and_path() -> None:
     family = OPERATING_CHARACTERISTICS[(0.01, 0.1, 3700)]
     assert kwargs["sample_size"] == expected.n and kwargs["power"] == family["family_average"]["rejection_rate"]
     details = kwargs["details"]
-    path = details["sequential_path"]
-    assert path["n"][0] == 0 and path["n"][-1] == expected.n and len(path["n"]) <= 303
-    assert path["upper"] == pytest.approx(math.log(100)) and path["lower"] == pytest.approx(math.log(0.1))
-    assert path["log_lr"][-1] == pytest.approx(expected.log_lr, abs=1e-4) and max(path["log_lr"]) >= path["upper"]
+    [pockets, path] = kwargs["series"]
+    assert path.n[0] == 0 and path.n[-1] == expected.n and len(path.n) <= 303
+    assert path.upper == pytest.approx(math.log(100)) and path.lower == pytest.approx(math.log(0.1))
+    assert path.log_lr[-1] == pytest.approx(expected.log_lr, abs=1e-4) and max(path.log_lr) >= path.upper
     assert details["spins_to_decision"] == expected.n and details["stopped_by"] == "upper boundary"
-    assert sum(details["counts_in_wheel_order"].values()) == len(numbers)  # the pocket plot shows every spin played
+    assert sum(pockets.values) == len(numbers)  # the pocket plot shows every spin played
+    assert pockets.order == list(OPTIONS.pocket_order)  # in wheel order
     assert "information only" in details["chi_square_information"]["note"]
     assert details["operating_characteristics"]["source"].startswith("benchmarks/")
     assert details["expected_spins"]["fair wheel (H0)"] < OPTIONS.spins

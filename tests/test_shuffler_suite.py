@@ -90,7 +90,7 @@ def test_a_three_riffle_shuffler_fails_randomness_only(runs: dict[str, Future[Su
     assert "shuffles: rising sequences" in failed and failed <= {row["name"] for row in run.starting("shuffles: ")}
     [rising] = run.starting("shuffles: rising sequences")
     assert rising["details"]["mean_per_shuffle"] <= 8  # 3 riffles leave at most 2^3 rising sequences
-    heat = [row["details"]["position_counts"] for row in run.starting("shuffles: ") if "position_counts" in row["details"]]
+    heat = [entry["counts"] for row in run.starting("shuffles: ") for entry in row["series"] if entry["kind"] == "cards"]
     assert len(heat) == 1  # the certificate's card-by-position heat map, recorded once
     counts = np.array(heat[0])
     assert counts.shape == (13, 13) and (counts.sum(axis=1) == 4 * 40).all()
