@@ -3,18 +3,21 @@
 :func:`frame` renders the frames of ``benchmarks/dice_reader_accuracy.py`` (styles in turn, 1-5 dice,
 realistic nuisance) and :func:`frames` draws a run of them from a seed; :func:`clean_frame` and
 :func:`fault_frame` rebuild one of them by its seed and index, so that a frame the benchmark reports can
-be pinned in a test. :func:`reader_config` is the reader's
-configuration as the bench sets it up for the frame's table.
+be pinned in a test, starting from the generator state stored nearest before it
+(:mod:`vision.render.dice_frame_states`) rather than rendering every frame before it. :func:`reader_config`
+is the reader's configuration as the bench sets it up for the frame's table.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator
 
 import numpy as np
 
 from vision.dice_types import DiceReaderConfig
+from vision.render import dice_frame_states
 from vision.render.dice import FAULTS, DiceTruth, DieStyle, random_dice_scene, render_dice
 from vision.render.nuisance import Nuisance
 
@@ -25,6 +28,11 @@ STYLES = {"casino-red": DieStyle.casino_red(), "opaque-white": DieStyle.opaque_w
 
 FAULT_SEED = 20240611
 """The base seed of the benchmark's injected-fault frames (each fault's own seed: :func:`fault_seed`)."""
+
+CLEAN_SEEDS = (20240611, 777)
+"""The seeds of the benchmark's part 1 runs (clean frames)."""
+CLEAN_FRAMES = 2000
+FAULT_FRAMES = 200
 
 
 def reader_config(truth: DiceTruth, **changes: object) -> DiceReaderConfig:
@@ -58,13 +66,47 @@ def fault_seed(fault: str, seed: int = FAULT_SEED) -> int:
     return seed + 1000 * (FAULTS.index(fault) + 1)
 
 
+BENCHMARK_RUNS: tuple[tuple[int, tuple[str, ...], int], ...] = (
+    *((seed, (), CLEAN_FRAMES) for seed in CLEAN_SEEDS),
+    *((fault_seed(fault), (fault,), FAULT_FRAMES) for fault in FAULTS),
+)
+"""The benchmark's runs by default, ``(seed, faults, frames)``: those whose starting states are stored."""
+
+
+@functools.cache
+def renderer(faults: tuple[str, ...] = ()) -> dice_frame_states.FrameRenderer:
+    """Renders frame ``index`` of a run with ``faults`` from a generator, advancing it as :func:`frames` does
+    (one function per fault set, so that the stored states are checked against it once per run)."""
+    def render(rng: np.random.Generator, index: int) -> tuple[str, np.ndarray, DiceTruth]:
+        return frame(rng, index, faults)
+
+    return render
+
+
+def _nth_frame(seed: int, index: int, faults: tuple[str, ...]) -> tuple[np.ndarray, DiceTruth]:
+    """Frame ``index`` of the run drawn from ``seed``: the same image and truth as the ``index``-th of :func:`frames`."""
+    rng = dice_frame_states.start_of(seed, faults, index, renderer(faults))
+    _, image, truth = frame(rng, index, faults)
+    return image, truth
+
+
 def clean_frame(seed: int, index: int) -> tuple[np.ndarray, DiceTruth]:
     """Frame ``index`` of the benchmark's part 1 run with base seed ``seed``."""
-    *_, (_, image, truth) = frames(seed, index + 1)
-    return image, truth
+    return _nth_frame(seed, index, ())
 
 
 def fault_frame(fault: str, index: int, seed: int = FAULT_SEED) -> tuple[np.ndarray, DiceTruth]:
     """Frame ``index`` of the benchmark's part 2 for ``fault`` run with base seed ``seed``."""
-    *_, (_, image, truth) = frames(fault_seed(fault, seed), index + 1, (fault,))
-    return image, truth
+    return _nth_frame(fault_seed(fault, seed), index, (fault,))
+
+
+def write_frame_states() -> None:
+    """Record where every tenth frame of the benchmark's runs starts (:mod:`vision.render.dice_frame_states`)."""
+    data = dice_frame_states.record(BENCHMARK_RUNS, renderer)
+    dice_frame_states.write(data)
+    print(f"{dice_frame_states.STATES_FILE}: {sum(len(states) for states in data['runs'].values())} states of "
+          f"{len(data['runs'])} runs, renderer {data['renderer_sha256'][:12]}")
+
+
+if __name__ == "__main__":
+    write_frame_states()
