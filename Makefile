@@ -42,8 +42,9 @@ certify: setup
 	@$(BIN)/bench keys show >/dev/null 2>&1 || $(BIN)/bench keys init
 	$(BIN)/bench certify --profile sim
 
+# Every test, on one pytest-xdist worker per core, handed out two at a time, the longest (marked slow) first.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist load --maxschedchunk 2
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

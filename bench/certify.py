@@ -68,8 +68,10 @@ def run_certification(
     show_progress: bool = True,
     key_dir: Path | None = None,
     operator: str | None = None,
+    pdf: bool = True,
 ) -> CertifyOutcome:
-    """Run (or resume) a certification and judge it; ``operator`` is journalled and named on the report."""
+    """Run (or resume) a certification and judge it; ``operator`` is journalled and named on the report. With
+    ``pdf`` false the certificate is written as HTML only (``bench report DIR --pdf`` writes the PDF later)."""
     if resume is not None:
         run_dir = Path(resume)
         if not (run_dir / Journal.FILENAME).is_file():
@@ -113,7 +115,7 @@ def run_certification(
     print_summary(console, verdicts)
     print_suite_times(console, run_dir)
     key = laboratory_key(key_dir)  # loaded (and a passphrase asked for) once: it names and signs the run
-    report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint)
+    report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint, pdf=pdf)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
         code = EXIT_ERROR
@@ -133,18 +135,19 @@ def laboratory_key(key_dir: Path | None) -> LabKey | KeyFileError:
         return error
 
 
-def write_reports(console: Console, run_dir: Path, fingerprint: str | None) -> Path | None:
-    """The certificate in every language (HTML, and PDF when WeasyPrint is installed), naming the laboratory
-    key (``fingerprint``) that is about to sign the run; returns the Portuguese HTML (None when the report
-    could not be written)."""
+def write_reports(console: Console, run_dir: Path, fingerprint: str | None, *, pdf: bool = True) -> Path | None:
+    """The certificate in every language (HTML, and with ``pdf`` the PDF when WeasyPrint is installed), naming
+    the laboratory key (``fingerprint``) that is about to sign the run; returns the Portuguese HTML (None when
+    the report could not be written)."""
     try:
-        written = write_certificates(run_dir, key_fingerprint=fingerprint)
+        written = write_certificates(run_dir, key_fingerprint=fingerprint, pdf=pdf)
     except (OSError, ValueError, JournalError) as error:
         console.print(f"[bold red]REPORT NOT WRITTEN:[/] {error}")
         return None
     console.print(f"Report: [bold]{written.html}[/]")
     console.print("Certificate files: " + ", ".join(path.name for path in written.files)
-                  + ("" if written.pdf_error is None else f" (no PDF: {written.pdf_error})"))
+                  + ("" if written.pdf_error is None else f" (no PDF: {written.pdf_error})")
+                  + ("" if pdf else " (no PDF asked for: `bench report RUN_DIR --pdf` writes it)"))
     return written.html
 
 

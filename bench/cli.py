@@ -45,12 +45,14 @@ def certify(
     operator: Annotated[str | None, typer.Option(help="Name of the person running the bench (journalled, printed "
                                                       "on the report; default: the profile's laboratory operator).")]
     = None,
+    pdf: Annotated[bool, typer.Option(help="Write the PDF certificate beside the HTML (--no-pdf: HTML only; "
+                                           "`bench report RUN_DIR --pdf` writes it later).")] = True,
 ) -> None:
     """Run the certification suites on the profile's rig; exit 0 pass, 1 fail, 2 error."""
     from bench.certify import run_certification
 
     outcome = run_certification(console, profile=profile, suites=suite, out=out, resume=resume, show_progress=progress,
-                                key_dir=key_dir, operator=operator)
+                                key_dir=key_dir, operator=operator, pdf=pdf)
     raise typer.Exit(outcome.exit_code)
 
 

@@ -122,25 +122,29 @@ class RowRun:
 
 def run_row(row: FaultRow, out: Path) -> RowRun:
     """Certify the row's profile into ``out`` (``bench certify`` in a subprocess) and judge it from the journal."""
-    from bench.catalogue import load_catalogue
-    from bench.journal import Journal
-    from reports.clause_verdicts import clause_verdicts
-
     command = [str(Path(sys.executable).with_name("bench")), "certify", "--no-progress", "--profile", row.profile,
                "--out", str(out)]
     if row.suite:
         command += ["--suite", row.suite]
     started = time.monotonic()
     completed = subprocess.run(command, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - started
+    return judge_run(row, out, completed.returncode, completed.stdout + completed.stderr,
+                     time.monotonic() - started)
+
+
+def judge_run(row: FaultRow, out: Path, exit_code: int, output: str, seconds: float) -> RowRun:
+    """What the certification of ``row`` in run directory ``out`` judged, read from its journal alone."""
+    from bench.catalogue import load_catalogue
+    from bench.journal import Journal
+    from reports.clause_verdicts import clause_verdicts
+
     if not (out / Journal.FILENAME).is_file():
-        raise RuntimeError(f"{row.profile}: the run recorded nothing (exit {completed.returncode}):\n"
-                           f"{completed.stdout[-2000:]}{completed.stderr[-2000:]}")
+        raise RuntimeError(f"{row.profile}: the run recorded nothing (exit {exit_code}):\n{output[-4000:]}")
     with Journal(out / Journal.FILENAME, create=False) as journal:
         judged = [verdict for verdict in clause_verdicts(journal, load_catalogue()) if verdict.measurements]
     return RowRun(
         verdicts={verdict.clause_id: verdict.verdict for verdict in judged},
         samples={verdict.clause_id: max(row_["sample_size"] or 0 for row_ in verdict.measurements) for verdict in judged},
         seconds=seconds,
-        exit_code=completed.returncode,
+        exit_code=exit_code,
     )

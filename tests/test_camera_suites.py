@@ -16,7 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench.journal import Journal
+
+pytestmark = pytest.mark.slow(seconds=45)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
 
 BENCH = str(Path(sys.executable).with_name("bench"))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pypdfium2 as pdfium
+import pytest
 
 from bench.journal import Journal
 from reports.signing import init_key
@@ -26,6 +27,7 @@ def certify(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[st
                           check=False)
 
 
+@pytest.mark.slow(seconds=240)
 def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
     run = tmp_path / "run"
     key = init_key(tmp_path / "keys")
@@ -55,6 +57,7 @@ def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
         assert sequential["value"] == "accept H0" and spins == sequential["details"]["spins_to_decision"] < 3700
 
 
+@pytest.mark.slow(seconds=20)
 def test_biased_wheel_fails_naming_the_clause(tmp_path: Path) -> None:
     result = certify("--profile", "sim-biased-wheel", "--out", str(tmp_path / "run"),
                      "--key-dir", str(tmp_path / "no-key-here"))
@@ -87,10 +90,14 @@ def _profile(tmp_path: Path, extra: str = "", spins: int = 1500) -> Path:
     return path
 
 
+@pytest.mark.slow(seconds=20)
 def test_launch_fault_fails_the_launch_clause(tmp_path: Path) -> None:
     result = certify("--profile", str(_profile(tmp_path, ', launch_fault = "co-rotation"', spins=400)),
-                     "--out", str(tmp_path / "run"))
+                     "--out", str(tmp_path / "run"), "--no-pdf")
     assert result.returncode == 1
+    # --no-pdf: the certificate in both languages as HTML only, and the run says how to write the PDF later
+    assert {path.name for path in (tmp_path / "run").glob("report*")} == {"report.html", "report.en.html"}
+    assert "bench report RUN_DIR --pdf" in result.stdout.replace("\n", "")
     failing = [line for line in result.stdout.splitlines() if "FAIL" in line]
     assert any("p217-2007/roleta-francesa/13" in line for line in failing), result.stdout
 
@@ -131,6 +138,7 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow(seconds=50)
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     run = tmp_path / "run"
     total = 1500

@@ -7,24 +7,22 @@ every run here is deterministic. The built-in profiles (``sim``, ``sim-dome-*``)
 their full samples in the sensitivity matrix (``bench/sensitivity.py``).
 
 Each profile runs the suite file through pytest with the bench plugin in a subprocess (the same journal and
-measurements as ``bench certify``, no certificate), two at a time (CI has two cores).
+measurements as ``bench certify``, no certificate), once per test session when a test first needs it.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from suite_runs import SuiteRun
+from suite_runs import FinishedRun, ProfileRuns, SessionRuns, SuiteRun
 
 from bench.journal import Journal
 
+pytestmark = pytest.mark.slow(seconds=10)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
+
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT / "suites" / "test_cussec_dome.py"
 LAMP, ZONES, DICE = "p217-2007/cussec/4", "p217-2007/cussec/5", "p217-2007/cussec/1"
 
 PROFILE = """
@@ -56,27 +54,24 @@ class Run(SuiteRun):
         return {clause for row in self.measurements if bool(row["passed"]) is passed for clause in row["clauses"]}
 
 
-def _run(key: str, directory: Path) -> Run:
+def _profile(key: str) -> str:
     model, rounds, extra, _ = CASES[key]
-    profile = directory / "profile.toml"
-    profile.write_text(PROFILE.format(key=key, model=model, rounds=rounds, extra=extra), encoding="utf-8")
-    run_dir = directory / "run"
-    command = [sys.executable, "-m", "pytest", str(SUITE), "--profile", str(profile), "--evidence", str(run_dir),
-               "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark", "-q", "-o", "addopts="]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False, cwd=ROOT)
-    return Run(result.returncode, result.stdout + result.stderr, run_dir)
+    return PROFILE.format(key=key, model=model, rounds=rounds, extra=extra)
+
+
+def _read(finished: FinishedRun) -> Run:
+    return Run(finished.code, finished.output, finished.run_dir)
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[Run]]]:
-    """Every profile's run, started at once on two workers; a test waits for its own."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {key: pool.submit(_run, key, tmp_path_factory.mktemp(key)) for key in CASES}
+def runs(session_runs: SessionRuns) -> ProfileRuns[Run]:
+    """Every profile's run, made when a test first needs it."""
+    return ProfileRuns(session_runs, "cussec_dome", {key: _profile(key) for key in CASES}, _read, certificate=False)
 
 
 @pytest.mark.parametrize("key", list(CASES))
-def test_each_profile_fails_exactly_its_clause(runs: dict[str, Future[Run]], key: str) -> None:
-    run = runs[key].result(timeout=900)
+def test_each_profile_fails_exactly_its_clause(runs: ProfileRuns[Run], key: str) -> None:
+    run = runs.get(key)
     must_fail = CASES[key][3]
     assert run.clauses(passed=False) == must_fail, run.output[-3000:]
     assert run.clauses(passed=True) >= {LAMP, ZONES, DICE} - must_fail, run.output[-3000:]
@@ -85,8 +80,8 @@ def test_each_profile_fails_exactly_its_clause(runs: dict[str, Future[Run]], key
     assert run.code == (1 if must_fail else 0), run.output[-3000:]
 
 
-def test_declined_reads_are_counted_apart_never_compared(runs: dict[str, Future[Run]]) -> None:
-    run = runs["fair-dealer"].result(timeout=900)
+def test_declined_reads_are_counted_apart_never_compared(runs: ProfileRuns[Run]) -> None:
+    run = runs.get("fair-dealer")
     zones = run.named("cussec dome: rounds whose lit zones differ from the winning chances of the dice read")
     declined = [row for row in run.rounds if "faces" not in row["value"]["camera"]]
     assert declined, "the camera's injected cocked dice give declined reads"
@@ -96,8 +91,8 @@ def test_declined_reads_are_counted_apart_never_compared(runs: dict[str, Future[
     assert all(row["value"]["camera"]["frames"] for row in declined)  # a declined read keeps its frames
 
 
-def test_a_miswired_zone_is_shown_with_both_witnesses(runs: dict[str, Future[Run]]) -> None:
-    run = runs["zone-miswired"].result(timeout=900)
+def test_a_miswired_zone_is_shown_with_both_witnesses(runs: ProfileRuns[Run]) -> None:
+    run = runs.get("zone-miswired")
     zones = run.named("cussec dome: rounds whose lit zones differ from the winning chances of the dice read")
     first = zones["details"]["first_disagreements"][0]
     assert {*first["lit_not_winning"], *first["winning_not_lit"]} <= {"dupla-4", "dupla-5"}
@@ -108,8 +103,8 @@ def test_a_miswired_zone_is_shown_with_both_witnesses(runs: dict[str, Future[Run
                                  and max(row["value"]["camera"]["faces"].count(n) for n in (4, 5)) >= 2)
 
 
-def test_a_misreading_sensor_is_caught_by_the_camera(runs: dict[str, Future[Run]]) -> None:
-    run = runs["sensor-misread"].result(timeout=900)
+def test_a_misreading_sensor_is_caught_by_the_camera(runs: ProfileRuns[Run]) -> None:
+    run = runs.get("sensor-misread")
     zones = run.named("cussec dome: rounds whose lit zones differ from the winning chances of the dice read")
     assert zones["value"] > 0
     for wrong in zones["details"]["first_disagreements"]:

@@ -4,27 +4,25 @@ Every check of the suite is exact, so no verdict has a statistical error rate: a
 clause it exercises with certainty, and each fault model fails exactly the clause(s) of the rule it breaks
 (seeds fixed in the profiles, so which rounds expose the fault is deterministic).
 
-One faulty profile goes through ``bench certify --suite gaming_tables`` (exit code, clause verdicts,
-certificate); such a run takes about 20 s, most of it writing the certificate, so the other profiles run the
-same suite file through pytest with the bench plugin (the same journal and measurements, no certificate). Runs are started together,
-two at a time (CI has two cores).
+Each faulty profile goes through ``bench certify --suite gaming_tables`` (exit code, clause verdicts,
+certificate), the run the sensitivity matrix reads too; the fair profiles run the same suite file through pytest
+with the bench plugin (the same journal and measurements, no certificate). Each run is made once per test session,
+when a test first needs it (``tests/suite_runs.py``).
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from suite_runs import BENCH, SuiteRun
+from suite_runs import FinishedRun, ProfileRuns, SessionRuns, SuiteRun
 
 from bench.journal import Journal
 
+pytestmark = pytest.mark.slow(seconds=15)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
+
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT / "suites" / "test_gaming_tables.py"
 NAO_BANCADO, SINTETICO = "p217-2007/poquer-nao-bancado", "p461-2001/poquer-sintetico"
 FRANCESA, CRAPS, BJ, BACARA = ("p217-2007/roleta-francesa", "p217-2007/craps", "p217-2007/blackjack",
                                "p217-2007/bacara-ponto-e-banca")
@@ -50,6 +48,7 @@ EXPECTED_FAILURES: dict[str, set[str]] = {
 }
 """Each profile (``sim-table-<key>``) and the clauses it must fail; every other clause it measures must pass."""
 CERTIFIED = ("blackjack-pays-6-5",)
+"""The faulty profile whose certificate and printed verdict are checked."""
 
 
 class Run(SuiteRun):
@@ -63,30 +62,21 @@ class Run(SuiteRun):
         return {clause for row in self.measurements if bool(row["passed"]) is passed for clause in row["clauses"]}
 
 
-def _run(key: str, directory: Path) -> Run:
-    run_dir = directory / "run"
-    profile = f"sim-table-{key}"
-    if key in CERTIFIED:
-        command = [BENCH, "certify", "--no-progress", "--suite", "gaming_tables", "--profile", profile,
-                   "--out", str(run_dir)]
-    else:
-        command = [sys.executable, "-m", "pytest", str(SUITE), "--profile", profile, "--evidence", str(run_dir),
-                   "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark", "-q", "-o", "addopts="]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False, cwd=ROOT)
-    return Run(result.returncode, result.stdout + result.stderr, run_dir)
+def _read(finished: FinishedRun) -> Run:
+    return Run(finished.code, finished.output, finished.run_dir)
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[Run]]]:
-    """Every profile's run, started at once on two workers (the certified ones first); a test waits for its own."""
-    order = [*CERTIFIED, *(key for key in EXPECTED_FAILURES if key not in CERTIFIED)]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {key: pool.submit(_run, key, tmp_path_factory.mktemp(key)) for key in order}
+def runs(session_runs: SessionRuns) -> ProfileRuns[Run]:
+    """Every profile's run, made when a test first needs it: through ``bench certify`` for the faulty profiles
+    (the sensitivity matrix certifies the same), through pytest for the fair ones."""
+    return ProfileRuns(session_runs, "gaming_tables", {key: f"sim-table-{key}" for key in EXPECTED_FAILURES}, _read,
+                       certificate=lambda key: bool(EXPECTED_FAILURES[key]))
 
 
 @pytest.mark.parametrize("key", list(EXPECTED_FAILURES))
-def test_each_profile_fails_exactly_its_clauses(runs: dict[str, Future[Run]], key: str) -> None:
-    run = runs[key].result(timeout=900)
+def test_each_profile_fails_exactly_its_clauses(runs: ProfileRuns[Run], key: str) -> None:
+    run = runs.get(key)
     assert run.clauses(passed=False) == EXPECTED_FAILURES[key], run.output[-3000:]
     assert run.clauses(passed=True), "a run that measured nothing proves nothing"
     assert not [name for name, test in run.tests.items() if test["outcome"] == "error"], run.output[-3000:]
@@ -97,19 +87,19 @@ def test_each_profile_fails_exactly_its_clauses(runs: dict[str, Future[Run]], ke
         assert run.code == 1, run.output[-3000:]
 
 
-def test_certify_judges_the_clauses_and_writes_the_certificate(runs: dict[str, Future[Run]]) -> None:
-    faulty = runs[CERTIFIED[0]].result(timeout=900)
+def test_certify_judges_the_clauses_and_writes_the_certificate(runs: ProfileRuns[Run]) -> None:
+    faulty = runs.get(CERTIFIED[0])
     assert faulty.certificate.is_file()
     assert "FAIL" in faulty.output and f"{BJ}/21" in faulty.output
-    fair = runs["roulette"].result(timeout=900)
+    fair = runs.get("roulette")
     assert f"{FRANCESA}/18" in fair.clauses(passed=True)
     # the other games' tests are skipped with their reason, not failed
     assert fair.tests["test_blackjack_settlements"]["outcome"] == "skipped"
     assert "plays roleta-francesa" in fair.tests["test_blackjack_settlements"]["message"]
 
 
-def test_a_wrong_payout_is_shown_with_the_oracle_amount(runs: dict[str, Future[Run]]) -> None:
-    run = runs["split-pays-16"].result(timeout=900)
+def test_a_wrong_payout_is_shown_with_the_oracle_amount(runs: ProfileRuns[Run]) -> None:
+    run = runs.get("split-pays-16")
     [row] = [row for row in run.measurements if not row["passed"]]
     first = row["details"]["first_disagreements"][0]
     assert first["bet"]["chance"] == "cavalo" and first["bet"]["decision"] == "win"
@@ -119,8 +109,8 @@ def test_a_wrong_payout_is_shown_with_the_oracle_amount(runs: dict[str, Future[R
                                 if b["chance"] == "cavalo" and b["decision"] == "win"])
 
 
-def test_hands_against_a_dealer_breaking_the_rule_are_counted_apart(runs: dict[str, Future[Run]]) -> None:
-    run = runs["dealer-hits-soft-17"].result(timeout=900)
+def test_hands_against_a_dealer_breaking_the_rule_are_counted_apart(runs: ProfileRuns[Run]) -> None:
+    run = runs.get("dealer-hits-soft-17")
     [dealer] = [row for row in run.measurements if row["name"].endswith("dealer hands breaking the drawing rule")]
     assert dealer["value"] > 0 and "17" in dealer["details"]["first_broken"][0]["problem"]
     settlements = [row for row in run.measurements if "settlements disagreeing" in row["name"]]

@@ -9,22 +9,23 @@ fails, and each fault below fails with certainty:
 * ``sim-volatile-jackpot``: after a power cycle the pool is back at its start value (10 bets of contributions lost).
 * a display two bets behind its controller (temporary profile): it differs after every bet.
 
-The runs take 10-30 s each and are started together, two at a time (CI has two cores).
+The runs take 10-30 s each; each run is made once per test session, when a test first needs it (``tests/suite_runs.py``): the sensitivity
+matrix reads the same runs of the built-in profiles.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
-from concurrent.futures import Future
 from fractions import Fraction
-from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
-from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
+
+pytestmark = pytest.mark.slow(seconds=20)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
 
 ROOT = Path(__file__).resolve().parents[1]
 P461 = "p461-2001/poquer-sem-descarte"
@@ -47,14 +48,12 @@ PROFILES = {"sim": "sim", "rounding": "sim-jackpot-rounding", "low-start": "sim-
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[SuiteRun]]]:
-    """Every profile's run, started at once on two workers; a test waits for its own."""
-    jobs = {key: partial(certify_suite, "jackpot", profile) for key, profile in PROFILES.items()}
-    with runs_in_parallel(jobs, tmp_path_factory.mktemp) as started:
-        yield started
+def runs(session_runs: SessionRuns) -> ProfileRuns[SuiteRun]:
+    """Every profile's run, made when a test first needs it (once per session: the sensitivity matrix shares them)."""
+    return ProfileRuns(session_runs, "jackpot", PROFILES, suite_run)
 
 
-def _run(runs: dict[str, Future[SuiteRun]], key: str) -> SuiteRun:
+def _run(runs: ProfileRuns[SuiteRun], key: str) -> SuiteRun:
     return result(runs, key)
 
 
@@ -66,7 +65,7 @@ def _expected(*failing: str) -> dict[str, str]:
 # -- the suite on each profile ---------------------------------------------------------------------
 
 
-def test_the_fair_sim_controller_passes_every_clause(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_the_fair_sim_controller_passes_every_clause(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "sim")
     assert run.code == 0, run.output
     assert run.verdicts() == _expected()
@@ -79,7 +78,7 @@ def test_the_fair_sim_controller_passes_every_clause(runs: dict[str, Future[Suit
     assert run.tests["test_values_survive_a_power_cycle"]["outcome"] == "passed"
 
 
-def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "rounding")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*INCREMENT)
@@ -90,7 +89,7 @@ def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(
     assert level_2["value"] == 25 and level_2["details"]["first_departures"][:3] == [2, 4, 6]
 
 
-def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "low-start")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*START)
@@ -100,7 +99,7 @@ def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: dic
     assert start["details"]["approved_start_cents"] == 1_000_000
 
 
-def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "volatile")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*INCREMENT)
@@ -113,7 +112,7 @@ def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: d
     assert run.named("meters after the power cycle")["passed"]  # its meters are in non-volatile memory
 
 
-def test_a_display_lagging_its_controller_fails_the_display_clause_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_display_lagging_its_controller_fails_the_display_clause_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "display-lag")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*DISPLAY)

@@ -10,16 +10,14 @@ levels with fixed simulator seeds: no error rate.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from collections.abc import Iterator
-from concurrent.futures import Future
 from fractions import Fraction
-from functools import partial
 from pathlib import Path
 
 import pytest
-from suite_runs import SuiteRun, result, runs_in_parallel
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
+
+pytestmark = pytest.mark.slow(seconds=12)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
 
 JACKPOT, SUPERJACKPOT = "p217-2007/maquinas-automaticas/3", "p217-2007/maquinas-automaticas/4"
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,24 +36,10 @@ def fair_link() -> str:
 PROFILES = {"fair": fair_link(), "unlinked": UNLINKED}
 
 
-def run_suite(profile: str, directory: Path) -> SuiteRun:
-    if "\n" in profile:
-        path = directory / "profile.toml"
-        path.write_text(profile, encoding="utf-8")
-        profile = str(path)
-    run_dir = directory / "run"
-    completed = subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "suites" / "test_progressive.py"),
-                                "--profile", profile, "--evidence", str(run_dir), "--rootdir", str(ROOT),
-                                "-p", "no:cacheprovider", "-o", "addopts=", "-q"],
-                               capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
-    return SuiteRun(completed.returncode, completed.stdout + completed.stderr, run_dir)
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[SuiteRun]]]:
-    jobs = {key: partial(run_suite, profile) for key, profile in PROFILES.items()}
-    with runs_in_parallel(jobs, tmp_path_factory.mktemp) as started:
-        yield started
+def runs(session_runs: SessionRuns) -> ProfileRuns[SuiteRun]:
+    """Both profiles' runs (the suite file through pytest), made when a test first needs them."""
+    return ProfileRuns(session_runs, "progressive", PROFILES, suite_run, certificate=False)
 
 
 def _level(run: SuiteRun, number: int) -> dict:

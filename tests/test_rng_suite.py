@@ -16,6 +16,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow(seconds=15)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
+
 BENCH = str(Path(sys.executable).with_name("bench"))
 
 

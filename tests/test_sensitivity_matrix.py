@@ -4,30 +4,24 @@ Every row certifies its profile's suite in a subprocess with the sample sizes th
 fixed simulator seeds, so each run is deterministic. The error rates behind each verdict are those of
 the suites (stated in their measurements: α per family with Holm, and the power against the
 injected alternative); with the seeds fixed, a row can only change verdict when the code changes.
-The runs go two at a time (one per core), each in its own run directory.
+Each row's run is made once per test session, when its test first needs it, and shared with the suite tests
+that certify the same profile (``tests/suite_runs.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-
 import pytest
+from suite_runs import SessionRuns
 
 from bench.profiles import load_profile
-from bench.sensitivity import MATRIX, FaultRow, RowRun, run_row
+from bench.sensitivity import MATRIX, FaultRow, judge_run
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[RowRun]]]:
-    """Every row's certification, started at once on two workers; a test waits for its own."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {row.profile: pool.submit(run_row, row, tmp_path_factory.mktemp(row.profile) / "run") for row in MATRIX}
-
-
+@pytest.mark.slow(seconds=30)
 @pytest.mark.parametrize("row", MATRIX, ids=[row.profile for row in MATRIX])
-def test_each_fault_fails_exactly_its_clauses(row: FaultRow, runs: dict[str, Future[RowRun]]) -> None:
-    run = runs[row.profile].result(timeout=1800)
+def test_each_fault_fails_exactly_its_clauses(row: FaultRow, session_runs: SessionRuns) -> None:
+    finished = session_runs.run(row.suite, row.profile)
+    run = judge_run(row, finished.run_dir, finished.code, finished.output, finished.seconds)
     assert run.failed() == set(row.must_fail), (row.fault, run.verdicts)
     assert run.others_pass(row), (row.fault, run.verdicts)
     assert run.exit_code == 1

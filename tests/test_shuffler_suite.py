@@ -13,23 +13,24 @@ error rates at these sample sizes are:
   with probability 3e-5.
 * two decks with ``alternation_fault = "same-deck"``: every shuffle repeats the deck, a certain failure.
 
-The runs take a few seconds each and are started together, two at a time (CI has two cores).
+The runs take a few seconds each; each run is made once per test session, when a test first needs it (``tests/suite_runs.py``): the sensitivity
+matrix reads the same runs of the built-in profiles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from concurrent.futures import Future
-from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
-from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
 
 from bench.games.shuffle_models import gsr_riffle
 from rng_tests.fairness.cards import rising_sequence_test
 from rng_tests.fairness.shuffle_power import rising_sequence_power
+
+pytestmark = pytest.mark.slow(seconds=20)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
 
 RANDOMNESS, RECONCILED, WARNING = "p217-2007/blackjack/53", "p217-2007/blackjack/55", "p217-2007/blackjack/51"
 CONTINUOUS, ALTERNATE = "p217-2007/blackjack/57", "p217-2007/poquer-nao-bancado/76"
@@ -52,21 +53,19 @@ PROFILES: dict[str, str] = {
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[SuiteRun]]]:
-    """Every profile's run, started at once on two workers; a test waits for its own."""
-    jobs = {key: partial(certify_suite, "shuffler", profile) for key, profile in PROFILES.items()}
-    with runs_in_parallel(jobs, tmp_path_factory.mktemp) as started:
-        yield started
+def runs(session_runs: SessionRuns) -> ProfileRuns[SuiteRun]:
+    """Every profile's run, made when a test first needs it (once per session: the sensitivity matrix shares them)."""
+    return ProfileRuns(session_runs, "shuffler", PROFILES, suite_run)
 
 
-def _run(runs: dict[str, Future[SuiteRun]], key: str) -> SuiteRun:
+def _run(runs: ProfileRuns[SuiteRun], key: str) -> SuiteRun:
     return result(runs, key)
 
 
 # -- the suite on each profile ---------------------------------------------------------------------
 
 
-def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "sim")
     assert run.code == 0, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "PASS"}
@@ -82,7 +81,7 @@ def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: dict[s
         assert "rate is 0.0" in run.tests[test]["message"]
 
 
-def test_a_three_riffle_shuffler_fails_randomness_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_three_riffle_shuffler_fails_randomness_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "weak")
     assert run.code == 1, run.output
     assert run.verdicts() == {RANDOMNESS: "FAIL", RECONCILED: "PASS"}
@@ -99,7 +98,7 @@ def test_a_three_riffle_shuffler_fails_randomness_only(runs: dict[str, Future[Su
     assert counts[0, 0] > 1.5 * expected and counts[12, 12] > 1.5 * expected
 
 
-def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "lossy")
     assert run.code == 1, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "FAIL"}
@@ -113,7 +112,7 @@ def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: dict[str, F
     assert rising["sample_size"] == 40 - dealt["value"]
 
 
-def test_jams_and_damaged_cards_light_the_warning_and_stop_dealing(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_jams_and_damaged_cards_light_the_warning_and_stop_dealing(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "jamming")
     assert run.code == 0, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "PASS", WARNING: "PASS", CONTINUOUS: "PASS"}
@@ -125,7 +124,7 @@ def test_jams_and_damaged_cards_light_the_warning_and_stop_dealing(runs: dict[st
     assert set(refused["details"]["refusals"]) == {"STOP JAM JAM"}
 
 
-def test_a_continuous_shuffler_keeps_every_card_inside(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_continuous_shuffler_keeps_every_card_inside(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "jamming")
     continuous = [row for row in run.measurements if CONTINUOUS in row["clauses"]]
     assert continuous and all(row["passed"] for row in continuous)
@@ -139,7 +138,7 @@ def test_a_continuous_shuffler_keeps_every_card_inside(runs: dict[str, Future[Su
     assert dealt["clauses"] == [RECONCILED, CONTINUOUS]
 
 
-def test_a_two_deck_shuffler_that_keeps_one_deck_fails_the_alternation(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_two_deck_shuffler_that_keeps_one_deck_fails_the_alternation(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "same-deck")
     assert run.code == 1, run.output
     assert run.verdicts() == {ALTERNATE: "FAIL"}

@@ -8,23 +8,24 @@ Error rates at these sample sizes (seeds fixed, so every outcome below is determ
 * ``sim-meter-drop-slot``: the coin-in meter misses 1 game in 100; no miss in 2,000 games: 2e-9.
 * ``sim-volatile-slot``: every meter is zero after the power cycle, a certain failure.
 
-The runs take 15-40 s each and are started together, two at a time (CI has two cores).
+The runs take 15-40 s each; each run is made once per test session, when a test first needs it (``tests/suite_runs.py``): the sensitivity
+matrix reads the same runs of the built-in profiles.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from concurrent.futures import Future
-from functools import partial
 
 import numpy as np
 import pytest
-from suite_runs import SuiteRun, certify_suite, result, runs_in_parallel
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
 
 from bench.games.slots import random_stops, spin_wins
 from bench.profiles.slot import standard_par
 from rng_tests.fairness.slot_play import play_test, total_win_distribution
+
+pytestmark = pytest.mark.slow(seconds=30)
+"""Every test here reads a whole certification run (started by the first test that needs it)."""
 
 RTP, MODEL, METERS, SHOWN, RECORDS = (f"p217-2007/maquinas-automaticas/{rule}" for rule in (2, 8, 9, 10, 14))
 ALL = (RTP, MODEL, METERS, SHOWN, RECORDS)
@@ -33,14 +34,12 @@ PROFILES = {"sim": "sim", "low-rtp": "sim-low-rtp-slot", "meter-drop": "sim-mete
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[SuiteRun]]]:
-    """Every profile's run, started at once on two workers; a test waits for its own."""
-    jobs = {key: partial(certify_suite, "slot", profile) for key, profile in PROFILES.items()}
-    with runs_in_parallel(jobs, tmp_path_factory.mktemp) as started:
-        yield started
+def runs(session_runs: SessionRuns) -> ProfileRuns[SuiteRun]:
+    """Every profile's run, made when a test first needs it (once per session: the sensitivity matrix shares them)."""
+    return ProfileRuns(session_runs, "slot", PROFILES, suite_run)
 
 
-def _run(runs: dict[str, Future[SuiteRun]], key: str) -> SuiteRun:
+def _run(runs: ProfileRuns[SuiteRun], key: str) -> SuiteRun:
     return result(runs, key)
 
 
@@ -55,7 +54,7 @@ PLAY = "measured return to player against the PAR sheet"
 # -- the suite on each profile ---------------------------------------------------------------------
 
 
-def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "sim")
     assert run.code == 0, run.output
     assert run.verdicts() == _expected()
@@ -71,7 +70,7 @@ def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: dict[str, 
     assert run.named("meters changed by the power cycle")["value"] == 0
 
 
-def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "low-rtp")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(RTP)
@@ -81,7 +80,7 @@ def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: dic
     assert play["passed"] and play["details"]["theoretical_rtp"] == pytest.approx(0.78009259)
 
 
-def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "meter-drop")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(METERS, RECORDS)
@@ -92,7 +91,7 @@ def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: dict
     assert run.named("meters changed by the power cycle")["value"] == 0
 
 
-def test_a_machine_losing_its_meters_on_power_loss_fails_the_meter_clauses_only(runs: dict[str, Future[SuiteRun]]) -> None:
+def test_a_machine_losing_its_meters_on_power_loss_fails_the_meter_clauses_only(runs: ProfileRuns[SuiteRun]) -> None:
     run = _run(runs, "volatile")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(METERS, RECORDS)
