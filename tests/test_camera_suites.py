@@ -21,7 +21,7 @@ import pytest
 from bench.journal import Journal
 
 pytestmark = pytest.mark.slow(seconds=45)
-"""Every test here reads a whole certification run (started by the first test that needs it)."""
+"""Every test here runs a whole certification of its own."""
 
 BENCH = str(Path(sys.executable).with_name("bench"))
 

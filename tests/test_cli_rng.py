@@ -15,7 +15,7 @@ from rng_tests.nist.constants import binary_expansion_of_e
 runner = CliRunner()
 
 
-def _invoke(*args: str):
+def _invoke(*args: str):  # noqa: ANN202 - click Result
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.slow(seconds=15)
-"""Every test here reads a whole certification run (started by the first test that needs it)."""
+"""Every test here runs a whole certification of its own."""
 
 BENCH = str(Path(sys.executable).with_name("bench"))
 
