@@ -40,12 +40,14 @@ from typing import Any
 
 from bench.catalogue import Catalogue
 from bench.evidence import (
+    Attachment,
     JackpotPath,
     Measurement,
     PocketCounts,
     PositionCounts,
     RtpInterval,
     SequentialPath,
+    columns,
     measurement_from_row,
 )
 from bench.journal import Journal
@@ -134,18 +136,6 @@ class ReportedMeasurement(Measurement):
 
 
 @dataclass(frozen=True)
-class AttachmentInfo:
-    """A stored attachment (path relative to the run directory)."""
-
-    name: str
-    nodeid: str
-    sha256: str
-    media_type: str
-    size: int
-    path: str
-
-
-@dataclass(frozen=True)
 class Attestation:
     """A person's statement that a procedure clause was checked."""
 
@@ -171,7 +161,7 @@ class ClauseRow:
     measurements: list[ReportedMeasurement]
     tests: list[tuple[str, str]]
     attestations: list[Attestation]
-    attachments: list[AttachmentInfo]
+    attachments: list[Attachment]
     plots: list[str] = field(default_factory=list)
 
 
@@ -194,7 +184,7 @@ class DeclineGroup:
     reason: str
     count: int
     examples: list[str]
-    frames: list[AttachmentInfo]
+    frames: list[Attachment]
 
 
 @dataclass
@@ -202,7 +192,7 @@ class WireExcerpt:
     """Lines of one device's wire log around its first faults."""
 
     device: str
-    attachment: AttachmentInfo
+    attachment: Attachment
     lines: int
     faults: int
     blocks: list[list[dict[str, Any]]]
@@ -237,7 +227,7 @@ class RunData:
     instruments: list[DeviceInfo]
     clauses: list[ClauseRow]
     measurements: list[ReportedMeasurement]
-    attachments: list[AttachmentInfo]
+    attachments: list[Attachment]
     streams: list[StreamInfo]
     declines: list[DeclineGroup]
     wire: list[WireExcerpt]
@@ -286,7 +276,7 @@ def _load(journal: Journal, run_dir: Path, catalogue: Catalogue) -> RunData:
     profile = load_profile_text(run_row["profile_text"], run_row["profile_source"])
     verdicts = clause_verdicts(journal, catalogue, run_kinds(journal), applicable=True)
     events = journal.rows("events", "run_id = ?", (run_id,))
-    attachments = [AttachmentInfo(row["name"], row["nodeid"], row["sha256"], row["media_type"], row["size"], row["path"])
+    attachments = [Attachment.model_validate({name: row[name] for name in columns(Attachment, journal.schema_version)})
                    for row in journal.rows("attachments", "run_id = ?", (run_id,))]
     by_sha = {item.sha256: item for item in attachments}
     measurements: list[ReportedMeasurement] = []
@@ -385,7 +375,7 @@ def _instruments(journal: Journal, run_id: str, profile: Profile) -> list[Device
 
 
 def _clause_row(verdict: Any, catalogue: Catalogue, anchors: dict[int, ReportedMeasurement],
-                attachments: list[AttachmentInfo], plot_clauses: dict[str, list[str]]) -> ClauseRow:
+                attachments: list[Attachment], plot_clauses: dict[str, list[str]]) -> ClauseRow:
     clause = catalogue[verdict.clause_id] if verdict.clause_id in catalogue else None  # noqa: SIM401 - no .get
     regulation = catalogue.regulations.get(clause.regulation) if clause else None
     section = regulation.sections.get(clause.section) if clause and regulation else None
@@ -425,7 +415,7 @@ def _streams(journal: Journal, run_id: str) -> list[StreamInfo]:
             for row in rows]
 
 
-def _declines(journal: Journal, run_id: str, by_sha: dict[str, AttachmentInfo],
+def _declines(journal: Journal, run_id: str, by_sha: dict[str, Attachment],
               frames_per_reason: int = 3) -> list[DeclineGroup]:
     """Declined and void reads by stream and reason, and camera reads that contradict the device."""
     groups: dict[tuple[str, str], DeclineGroup] = {}
@@ -485,7 +475,7 @@ def wire_excerpt(entries: list[dict[str, Any]], context: int = WIRE_CONTEXT_LINE
     return len(faults), blocks
 
 
-def _wire_excerpts(run_dir: Path, attachments: list[AttachmentInfo]) -> list[WireExcerpt]:
+def _wire_excerpts(run_dir: Path, attachments: list[Attachment]) -> list[WireExcerpt]:
     excerpts = []
     for item in attachments:
         if item.media_type != "application/jsonl" or not item.name.endswith("wire log"):
@@ -555,6 +545,6 @@ def _series(journal: Journal, run_id: str, measurements: list[ReportedMeasuremen
 
 
 __all__ = [
-    "AttachmentInfo", "Attestation", "ClauseRow", "DeclineGroup", "DeviceInfo", "Identity", "ReportedMeasurement", "RunData",
+    "Attestation", "ClauseRow", "DeclineGroup", "DeviceInfo", "Identity", "ReportedMeasurement", "RunData",
     "RunInfo", "StreamInfo", "WireExcerpt", "is_fault", "load_run", "wire_excerpt",
 ]

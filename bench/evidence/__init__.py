@@ -46,7 +46,6 @@ __all__ = [
     "check_criterion",
     "check_readable",
     "columns",
-    "evidence_from_row",
     "judge",
     "measurement_from_row",
 ]
