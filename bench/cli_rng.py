@@ -47,19 +47,60 @@ def nist(
     sequences: Annotated[int | None, typer.Option(help="Number of sequences (default: as many as fit).")] = None,
     alpha: Annotated[float, typer.Option(help="Family-wise level of the verdict (Holm).")] = 0.01,
 ) -> None:
-    """NIST SP 800-22 Rev. 1a on FILE: one sequence, or second-level analysis over several (section 4.2)."""
+    """NIST SP 800-22 Rev. 1a on FILE: one sequence, or second-level analysis over several (section 4.2).
+
+    FILE is read in bounded blocks, never past the bits the sequences need (``--length`` x
+    ``--sequences``); input that does not fit in memory is refused (exit 2), as is a sequence
+    shorter than the smallest SP 800-22 test needs, or than a test named in ``--tests`` needs.
+    """
     from rng_tests.fairness.multiple_testing import holm
-    from rng_tests.nist.battery import SECTIONS, ParameterError, parse_parameter_overrides, run_battery, split_sequences
-    from rng_tests.nist.bits import BitInputError, read_bits
+    from rng_tests.nist.battery import (
+        SECTIONS,
+        TEST_NAMES,
+        ParameterError,
+        minimum_bits,
+        parse_parameter_overrides,
+        run_battery,
+        split_sequences,
+    )
+    from rng_tests.nist.bits import WORKING_BYTES_PER_BIT, BitInputError, memory_budget_bytes, read_bits
     from rng_tests.nist.second_level import second_level
 
+    if not 0 < alpha < 1:
+        raise _fail_input(f"--alpha {alpha}: the family-wise level must lie strictly between 0 and 1")
+    if length is not None and length <= 0:
+        raise _fail_input(f"--length {length}: the bits per sequence must be a positive number")
+    if sequences is not None and sequences <= 0:
+        raise _fail_input(f"--sequences {sequences}: the number of sequences must be positive")
+    if sequences is not None and length is None:
+        raise _fail_input("--sequences needs --length (the bits per sequence)")
     try:
-        bits = read_bits(file, ascii_bits=ascii_bits)
         overrides = parse_parameter_overrides(param or [])
         selected = [name.strip() for name in tests.split(",")] if tests else None
-        pieces = split_sequences(bits, length, sequences) if length else [bits]
+        unknown = [name for name in selected or [] if name not in TEST_NAMES]
+        if unknown:
+            raise ParameterError(f"--tests: unknown test(s) {', '.join(unknown)} (tests: {', '.join(TEST_NAMES)})")
+        floors = {name: minimum_bits(name, overrides.get(name)) for name in (selected or TEST_NAMES)}
+        if length is not None:
+            _refuse_short(file, length, floors, explicit=selected is not None, what="--length gives sequences of")
+        budget = memory_budget_bytes()
+        if length is None:
+            limit = budget // WORKING_BYTES_PER_BIT
+        else:
+            if length * WORKING_BYTES_PER_BIT > budget:
+                raise _fail_input(f"{file}: --length {length:,}: a sequence of that many bits does not fit in memory "
+                                  f"here (at most {budget // WORKING_BYTES_PER_BIT:,} bits)")
+            limit = budget - length * WORKING_BYTES_PER_BIT  # one byte per bit held, plus one sequence tested
+        if length is not None and sequences is None and _endless(file):
+            raise _fail_input(f"{file}: not a regular file (a device or a pipe has no known end): with --length, "
+                              "give --sequences, the number of sequences to read")
+        bits = read_bits(file, ascii_bits=ascii_bits, memory_limit_bits=limit,
+                         max_bits=length * sequences if length is not None and sequences is not None else None)
+        if length is None:
+            _refuse_short(file, int(bits.size), floors, explicit=selected is not None, what="holds")
+        pieces = split_sequences(bits, length, sequences) if length is not None else [bits]
     except (BitInputError, ParameterError) as error:
-        raise _fail_input(str(error)) from error
+        raise _fail_input(str(error) if str(error).startswith(str(file)) else f"{file}: {error}") from error
     batteries = []
     with _progress(not as_json) as progress:
         task = progress.add_task("SP 800-22", total=len(pieces) * (len(selected) if selected else len(SECTIONS)))
@@ -69,6 +110,7 @@ def nist(
                                              on_test_done=lambda _name: progress.advance(task)))
         except ParameterError as error:
             raise _fail_input(str(error)) from error
+    _refuse_inapplicable(file, batteries, explicit=selected is not None)
     if len(batteries) == 1:
         battery = batteries[0]
         labelled = battery.p_values()
@@ -117,6 +159,50 @@ def nist(
             console.print(table)
             console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({report.to_json()['method']})")
     raise typer.Exit(0 if passed else 1)
+
+
+def _endless(file: Path) -> bool:
+    """True for an existing input that is not a regular file (a device, a pipe): its end is not known."""
+    try:
+        return file.exists() and not file.is_file()
+    except OSError:
+        return False
+
+
+def _refuse_short(file: Path, bits: int, floors: dict[str, int | None], *, explicit: bool, what: str) -> None:
+    """Exit 2 when ``bits`` are too few for every test (or, for tests named by --tests, for any of them)."""
+    if explicit:
+        short = {name: floor for name, floor in floors.items() if floor is None or bits < floor}
+        if short:
+            raise _fail_input(f"{file}: {what} {bits:,} bits, too few for " + ", ".join(
+                f"{name} (needs n >= {floor:,})" if floor is not None else f"{name} (never applies at these parameters)"
+                for name, floor in short.items()))
+        return
+    usable = [floor for floor in floors.values() if floor is not None]
+    smallest = min(usable) if usable else None
+    if smallest is None or bits < smallest:
+        needing = ", ".join(name for name, floor in floors.items() if floor == smallest)
+        raise _fail_input(f"{file}: {what} {bits:,} bits, too few for any SP 800-22 test: the "
+                          f"smallest needs n >= {smallest:,} bits ({needing})")
+
+
+def _refuse_inapplicable(file: Path, batteries: list[Any], *, explicit: bool) -> None:
+    """Exit 2 when no test gave a p-value, or a test named by --tests applied to no sequence."""
+    reasons: dict[str, str] = {}
+    applied: set[str] = set()
+    for battery in batteries:
+        for result in battery.results:
+            if result.applicable and result.p_values:
+                applied.add(result.test)
+            else:
+                reasons.setdefault(result.test, result.not_applicable or "no p-value")
+    if not applied:
+        raise _fail_input(f"{file}: no SP 800-22 test applied, nothing was tested: " + "; ".join(
+            f"{name}: {reason}" for name, reason in reasons.items()))
+    if explicit:
+        missing = {name: reason for name, reason in reasons.items() if name not in applied}
+        if missing:
+            raise _fail_input(f"{file}: not tested: " + "; ".join(f"{name}: {reason}" for name, reason in missing.items()))
 
 
 @rng_app.command("outcomes")

@@ -176,3 +176,112 @@ def test_dieharder_fails_a_repeating_sample(tmp_path: Path) -> None:
     result = _invoke("rng", "dieharder", str(path), "--tests", "diehard_3dsphere")
     assert result.exit_code == 1, result.output
     assert "FAIL" in result.output
+
+
+# -- nist: samples too short, bad parameters, bounded reading (issue 26 §5) -----
+
+
+def test_nist_refuses_a_sample_too_short_for_any_test_naming_the_minimum(tmp_path: Path) -> None:
+    one = tmp_path / "one.bin"
+    one.write_bytes(b"a")
+    ten = tmp_path / "ten.bin"
+    ten.write_bytes(np.random.default_rng(12).bytes(10))
+    text = tmp_path / "bits24.txt"
+    text.write_text("01" * 12)
+    for args in ((str(one),), (str(ten),), (str(text), "--ascii")):
+        result = _invoke("rng", "nist", *args, "--json")
+        assert result.exit_code == 2, result.output
+        assert "too few for any SP 800-22 test" in result.output and "n >= 100 bits" in result.output
+        assert Path(args[0]).name in result.output and "PASS" not in result.output
+    fair = tmp_path / "fair.bin"
+    fair.write_bytes(np.random.default_rng(13).bytes(20_000))
+    result = _invoke("rng", "nist", str(fair), "--length", "50")
+    assert result.exit_code == 2 and "sequences of 50 bits" in result.output and "n >= 100" in result.output
+
+
+def test_nist_refuses_a_named_test_the_sample_is_too_short_for(tmp_path: Path) -> None:
+    fair = tmp_path / "fair.bin"
+    fair.write_bytes(np.random.default_rng(14).bytes(20_000))
+    result = _invoke("rng", "nist", str(fair), "--tests", "frequency,universal")
+    assert result.exit_code == 2, result.output
+    assert "universal (needs n >= 387,840)" in result.output and "160,000 bits" in result.output
+    result = _invoke("rng", "nist", str(fair), "--tests", "linear_complexity", "--param", "linear_complexity.M=100")
+    assert result.exit_code == 2 and "never applies" in result.output
+
+
+def test_nist_refuses_alpha_outside_zero_one_and_a_zero_length(tmp_path: Path) -> None:
+    fair = tmp_path / "fair.bin"
+    fair.write_bytes(np.random.default_rng(15).bytes(2_000))
+    for alpha in ("0", "1", "1.5", "-0.01"):
+        result = _invoke("rng", "nist", str(fair), "--alpha", alpha)
+        assert result.exit_code == 2 and "--alpha" in result.output, (alpha, result.output)
+    for length in ("0", "-8"):
+        result = _invoke("rng", "nist", str(fair), "--length", length)
+        assert result.exit_code == 2 and f"--length {length}" in result.output
+    result = _invoke("rng", "nist", str(fair), "--length", "1000", "--sequences", "0")
+    assert result.exit_code == 2 and "--sequences 0" in result.output
+    result = _invoke("rng", "nist", str(fair), "--sequences", "4")
+    assert result.exit_code == 2 and "--sequences needs --length" in result.output
+
+
+def _bench_in_limited_memory(*args: str, limit_bytes: int = 3 << 30, timeout: float = 120.0):  # noqa: ANN202
+    """``bench`` in a subprocess whose address space is capped, so a runaway read cannot eat the machine."""
+    import resource
+    import subprocess
+    import sys
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+    return subprocess.run([sys.executable, "-c", "from bench.cli import app; app()", *args], capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=cap, check=False)
+
+
+def test_nist_on_an_endless_device_reads_only_what_the_sequences_need() -> None:
+    result = _bench_in_limited_memory("rng", "nist", "/dev/zero", "--length", "1000")
+    assert result.returncode == 2, result.stderr
+    assert "/dev/zero: not a regular file" in result.stderr and "--sequences" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = _bench_in_limited_memory("rng", "nist", "/dev/zero")
+    assert result.returncode == 2, result.stderr
+    assert "/dev/zero: holds more bits than the" in result.stderr and "fit in memory" in result.stderr
+    result = _bench_in_limited_memory("rng", "nist", "/dev/zero", "--length", "1000", "--sequences", "20",
+                                      "--tests", "frequency", "--json")
+    assert result.returncode == 1, result.stderr  # 20,000 zero bits read, and failed
+    assert json.loads(result.stdout)["sequences"] == 20
+    result = _bench_in_limited_memory("rng", "nist", "/dev/zero", "--length", "1000000", "--sequences", "100000000")
+    assert result.returncode == 2 and "do not fit in memory" in result.stderr
+
+
+def test_read_bits_reads_a_pipe_in_bounded_blocks_and_refuses_what_does_not_fit(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    import pytest
+
+    from rng_tests.nist.bits import READ_BLOCK_BYTES, BitInputError, read_bits
+
+    fifo = tmp_path / "bits.fifo"
+    os.mkfifo(fifo)
+    written: list[int] = []
+
+    def writer() -> None:
+        try:
+            with fifo.open("wb") as stream:
+                for _ in range(64):  # 64 MiB offered, far more than is read
+                    stream.write(b"\xff" * READ_BLOCK_BYTES)
+                    written.append(READ_BLOCK_BYTES)
+        except BrokenPipeError:
+            pass
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    with pytest.raises(BitInputError, match="bits.fifo: holds more bits than the 80,000 that fit in memory"):
+        read_bits(fifo, memory_limit_bits=80_000)
+    thread.join(timeout=30)
+    assert sum(written) < 8 * READ_BLOCK_BYTES
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    bits = read_bits(fifo, max_bits=12_345, memory_limit_bits=80_000)
+    thread.join(timeout=30)
+    assert bits.size == 12_345 and bits.all()

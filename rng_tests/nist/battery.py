@@ -150,3 +150,54 @@ def split_sequences(bits: np.ndarray, length: int, count: int | None = None) -> 
     if wanted <= 0 or wanted > available:
         raise ParameterError(f"{bits.size} bits hold {available} sequence(s) of {length} bits; {wanted} requested")
     return [bits[index * length:(index + 1) * length] for index in range(wanted)]
+
+
+def minimum_bits(test: str, parameters: Mapping[str, Any] | None = None) -> int | None:
+    """The fewest bits with which ``test`` can apply at ``parameters`` (its defaults where not given).
+
+    The document's own size floors (sections 2.x.7) and this bench's (the expected-count-of-5
+    rule of the template tests). ``None`` when no length makes the test apply at these
+    parameters (e.g. linear complexity with M outside 500..5000). For the random excursion
+    tests the floor is 1,000 bits, the fewest that can hold their 500 cycles; a fair sequence
+    needs far more (about 400,000 bits on average), so a longer one may still not apply.
+    """
+    from rng_tests.nist import excursions, frequency, matrix_rank, spectral, templates, universal
+    from rng_tests.nist.cumulative_sums import MIN_BITS as CUSUM_MIN_BITS
+    from rng_tests.nist.runs import MIN_RUNS_BITS
+
+    known = registry()
+    if test not in known:
+        raise ParameterError(f"unknown test {test!r} (tests: {', '.join(known)})")
+    given = known[test][1] | dict(parameters or {})
+    if test in ("frequency", "runs", "cumulative_sums"):
+        return {"frequency": frequency.MIN_BITS, "runs": MIN_RUNS_BITS, "cumulative_sums": CUSUM_MIN_BITS}[test]
+    if test == "block_frequency":
+        block = int(given["M"])
+        return max(frequency.MIN_BITS, block) if block >= frequency.MIN_BLOCK_LENGTH else None
+    if test == "longest_run_of_ones":
+        return 128  # section 2.4.2: the smallest n of its table
+    if test == "binary_matrix_rank":
+        return matrix_rank.MIN_MATRICES * int(given["M"]) * int(given["Q"])
+    if test == "discrete_fourier_transform":
+        return spectral.MIN_BITS
+    if test == "non_overlapping_template":
+        m, blocks = int(given["m"]), int(given["N"])
+        return blocks * (templates.MINIMUM_EXPECTED_COUNT * 2**m + m - 1)
+    if test == "overlapping_template":
+        block = int(given["M"])
+        pi = templates.overlapping_probabilities(block, int(given["m"]), int(given["K"]))
+        return (int(5.0 / min(pi)) + 1) * block
+    if test == "universal":
+        if given.get("L") is None:
+            return min(universal.MINIMUM_N_FOR_L.values())
+        length = int(given["L"])
+        initial = int(given["Q"]) if given.get("Q") is not None else 10 * 2**length
+        return (initial + 1) * length
+    if test == "linear_complexity":
+        block = int(given["M"])
+        return 200 * block if 500 <= block <= 5000 else None
+    if test == "serial":
+        return 2 ** (int(given["m"]) + 3)  # m < floor(log2 n) - 2, section 2.11.7
+    if test == "approximate_entropy":
+        return 2 ** (int(given["m"]) + 6)  # m < floor(log2 n) - 5, section 2.12.7
+    return 2 * excursions.MINIMUM_CYCLES  # random_excursions, random_excursions_variant: J >= 500 cycles
