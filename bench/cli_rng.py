@@ -217,7 +217,7 @@ def outcomes(
 ) -> None:
     """Fairness family of game outcomes in FILE (Holm over the family)."""
     from rng_tests.fairness.multiple_testing import adjust
-    from rng_tests.outcome_families import OutcomeFileError, outcome_family, read_outcomes
+    from rng_tests.outcome_families import OutcomeFileError, check_sample_size, outcome_family, read_outcomes
 
     if shuffle_criterion not in ("riffle-7", "uniform"):
         raise _fail_input(f"--shuffle-criterion {shuffle_criterion!r}: expected riffle-7 or uniform")
@@ -225,11 +225,15 @@ def outcomes(
         raise _fail_input(f"--alpha {alpha}: expected a level between 0 and 0.5")
     try:
         sample = read_outcomes(file, kind)
+        check_sample_size(file, sample)
         with _progress(not as_json) as progress:
             progress.add_task(f"testing {len(sample.values):,} outcomes", total=None)
             family = outcome_family(sample, criterion=shuffle_criterion, seed=seed)  # type: ignore[arg-type]
     except (OutcomeFileError, ValueError) as error:
         raise _fail_input(str(error) if str(error).startswith(str(file)) else f"{file}: {error}") from error
+    if all(result.not_applicable for result in family.values()):
+        raise _fail_input(f"{file}: no test of the {kind} family applied, nothing was tested: " + "; ".join(
+            f"{name}: {result.not_applicable}" for name, result in family.items()))
     adjustment = adjust(family, alpha, "holm")
     passed = not adjustment.any_rejected
     document = {

@@ -24,7 +24,14 @@ from typing import Literal
 import numpy as np
 
 from bench.games.roulette_layout import AMERICAN_ORDER, FRENCH_ORDER
-from rng_tests.fairness.cards import adjacent_pairs_test, position_frequency_test, rising_sequence_test, successor_test
+from rng_tests.fairness.cards import (
+    COLLAPSED_BINS,
+    FULL_TABLE_MAX_CARDS,
+    adjacent_pairs_test,
+    position_frequency_test,
+    rising_sequence_test,
+    successor_test,
+)
 from rng_tests.fairness.dice import dice_fairness_tests
 from rng_tests.fairness.integer_streams import integer_stream_tests
 from rng_tests.fairness.roulette import (
@@ -94,8 +101,14 @@ def read_outcomes(path: Path, kind: str) -> OutcomeSample:
             if text == "00" and kind == "roulette-american":
                 values.append(DOUBLE_ZERO)
                 continue
+            if text == "00":
+                raise OutcomeFileError(f"{path}:{number}: '00' is the double zero, a pocket the French wheel "
+                                       "(37 pockets, 0-36) does not have")
+            allowed = "0-36 or 00" if kind == "roulette-american" else "0-36"
+            if re.fullmatch(r"0[0-9]+", text):
+                raise OutcomeFileError(f"{path}:{number}: {text!r} is not a pocket number ({allowed}, "
+                                       "written without leading zeros)")
             if not text.isdigit() or not 0 <= int(text) <= 36:
-                allowed = "0-36 or 00" if kind == "roulette-american" else "0-36"
                 raise OutcomeFileError(f"{path}:{number}: {text!r} is not a pocket number ({allowed})")
             values.append(int(text))
         array = np.array(values, dtype=np.int64)
@@ -123,6 +136,42 @@ def read_outcomes(path: Path, kind: str) -> OutcomeSample:
                                    f"(missing {missing[:5]}, repeated {repeated[:5]})")
         rows.append(row)
     return OutcomeSample(kind, np.array(rows, dtype=np.int64))
+
+
+MIN_EXPECTED_PER_CATEGORY = 5
+"""Roulette and dice: a sample must expect every pocket (every face) at least this often (Cochran's rule)."""
+
+
+def minimum_outcomes(sample: OutcomeSample) -> tuple[int, str]:
+    """The fewest outcomes the family of ``sample``'s kind needs, and the rule that sets it.
+
+    Roulette: every pocket expected at least 5 times (185 spins on 37 pockets, 190 with a double
+    zero); dice: every face of every die expected at least 5 times (30 throws). Shuffles: every
+    card (block) expected at least once at every position (block) of the card-by-position table
+    (52 shuffles of one deck); its p-value is Monte-Carlo below 5 per cell. Below these, a
+    family has little or no power against any unfairness, so a PASS would certify nothing.
+    """
+    family, size = parse_kind(sample.kind)
+    if family == "roulette":
+        pockets = len(sample.order) if sample.order is not None else size
+        return (MIN_EXPECTED_PER_CATEGORY * pockets,
+                f"every one of the {pockets} pockets expected at least {MIN_EXPECTED_PER_CATEGORY} times")
+    if family == "dice":
+        return (MIN_EXPECTED_PER_CATEGORY * 6,
+                f"every face of each die expected at least {MIN_EXPECTED_PER_CATEGORY} times")
+    blocks = size if size <= FULL_TABLE_MAX_CARDS else COLLAPSED_BINS
+    cells = -(-blocks * blocks // size)
+    return cells, f"every card expected at least once at every position of the {blocks}x{blocks} card-by-position table"
+
+
+def check_sample_size(path: Path, sample: OutcomeSample) -> None:
+    """Raise :class:`OutcomeFileError` naming the file and the minimum when ``sample`` is too small."""
+    needed, rule = minimum_outcomes(sample)
+    count = int(sample.values.shape[0])
+    if count < needed:
+        what = {"roulette": "spins", "dice": "throws", "cards": "shuffles"}[parse_kind(sample.kind)[0]]
+        raise OutcomeFileError(f"{path}: {count:,} {what}, below the minimum of {needed:,} {what} for {sample.kind} "
+                               f"({rule})")
 
 
 def roulette_family(numbers: np.ndarray, order: tuple[int, ...], *, seed: int = 0) -> dict[str, TestResult]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,7 @@ from rng_tests.nist.constants import binary_expansion_of_e
 runner = CliRunner()
 
 
-def _invoke(*args: str):  # noqa: ANN202 - click Result
+def _invoke(*args: str):
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
@@ -224,11 +226,10 @@ def test_nist_refuses_alpha_outside_zero_one_and_a_zero_length(tmp_path: Path) -
     assert result.exit_code == 2 and "--sequences needs --length" in result.output
 
 
-def _bench_in_limited_memory(*args: str, limit_bytes: int = 3 << 30, timeout: float = 120.0):  # noqa: ANN202
+def _bench_in_limited_memory(*args: str, limit_bytes: int = 3 << 30,
+                             timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
     """``bench`` in a subprocess whose address space is capped, so a runaway read cannot eat the machine."""
     import resource
-    import subprocess
-    import sys
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
@@ -285,3 +286,44 @@ def test_read_bits_reads_a_pipe_in_bounded_blocks_and_refuses_what_does_not_fit(
     bits = read_bits(fifo, max_bits=12_345, memory_limit_bits=80_000)
     thread.join(timeout=30)
     assert bits.size == 12_345 and bits.all()
+
+
+# -- outcomes: samples too small, "00" on a French wheel (issue 26 §5) ------------
+
+
+def test_outcomes_refuse_a_sample_below_the_familys_minimum_naming_it(tmp_path: Path) -> None:
+    one = tmp_path / "one.txt"
+    one.write_text("3 4\n")
+    result = _invoke("rng", "outcomes", str(one), "--kind", "dice-2")
+    assert result.exit_code == 2, result.output
+    assert "one.txt: 1 throws, below the minimum of 30 throws for dice-2" in result.output
+    rng = np.random.default_rng(16)
+    dice = tmp_path / "dice.txt"
+    dice.write_text("\n".join(" ".join(map(str, row)) for row in rng.integers(1, 7, (29, 3))))
+    result = _invoke("rng", "outcomes", str(dice), "--kind", "dice-3")
+    assert result.exit_code == 2 and "minimum of 30 throws" in result.output
+    spins = tmp_path / "spins.txt"
+    spins.write_text("\n".join(map(str, rng.integers(0, 37, 184))))
+    result = _invoke("rng", "outcomes", str(spins), "--kind", "roulette-french")
+    assert result.exit_code == 2 and "184 spins, below the minimum of 185 spins" in result.output
+    spins.write_text("\n".join(map(str, rng.integers(0, 37, 185))))
+    assert _invoke("rng", "outcomes", str(spins), "--kind", "roulette-french").exit_code in (0, 1)
+    shuffles = tmp_path / "shuffles.txt"
+    shuffles.write_text(" ".join(map(str, range(52))) + "\n")
+    result = _invoke("rng", "outcomes", str(shuffles), "--kind", "cards-52x1")
+    assert result.exit_code == 2 and "1 shuffles, below the minimum of 52 shuffles" in result.output
+
+
+def test_outcomes_refuse_double_zero_and_leading_zeros_on_a_french_wheel(tmp_path: Path) -> None:
+    rng = np.random.default_rng(17)
+    path = tmp_path / "french.txt"
+    numbers = list(map(str, rng.integers(0, 37, 400)))
+    path.write_text("\n".join(["5", "00", *numbers]))
+    result = _invoke("rng", "outcomes", str(path), "--kind", "roulette-french")
+    assert result.exit_code == 2, result.output
+    assert "french.txt:2: '00' is the double zero" in result.output
+    path.write_text("\n".join([*numbers, "07"]))
+    result = _invoke("rng", "outcomes", str(path), "--kind", "roulette-french")
+    assert result.exit_code == 2 and "french.txt:401: '07' is not a pocket number" in result.output
+    path.write_text("\n".join(["00", *numbers]))
+    assert _invoke("rng", "outcomes", str(path), "--kind", "roulette-american").exit_code in (0, 1)
