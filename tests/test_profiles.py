@@ -191,3 +191,41 @@ powers = ["%s"]
     assert profile.instruments["psu"].powers == ["wheel"]
     with pytest.raises(ProfileError, match="instrument 'psu' names equipment the profile lacks: slot"):
         load_profile_text(text % "slot", "lab")
+
+
+# -- bad input is refused with the file, byte or field at fault (issue 26 §5) ----
+
+
+def test_a_profile_that_is_not_utf8_names_the_file_and_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(SIM_TEXT.replace("fair", "fair", 1).encode("utf-8") + '\n# operação\n'.encode("latin-1"))
+    offset = len(SIM_TEXT.encode("utf-8")) + len("\n# opera")
+    with pytest.raises(ProfileError) as caught:
+        load_profile(str(path))
+    assert str(caught.value).startswith(f"{path}: byte {offset} (0xe7, line ")
+    assert "is not UTF-8" in str(caught.value)
+
+
+def test_bench_profiles_on_a_non_utf8_file_exits_2_without_a_traceback(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bench.cli import app
+
+    path = tmp_path / "bad.toml"
+    path.write_bytes(b'name = "caf\xe9"\n')
+    result = CliRunner().invoke(app, ["profiles", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: byte 11 (0xe9, line 1, column 12) is not UTF-8" in result.output.replace("\n", "")
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_wire_fault_rates_adding_up_above_one_are_refused_naming_the_field(tmp_path: Path) -> None:
+    faults = "wire_faults = { silent_rate = 0.6, garbage_rate = 0.5 }"
+    text = SIM_TEXT.replace(FAIR_SIMULATOR, FAIR_SIMULATOR.replace(" }", ", " + faults + " }"), 1)
+    assert text != SIM_TEXT
+    message, path = _error(tmp_path, text)
+    assert message.startswith(f"{path}: key equipment.wheel.simulator.wire_faults:")
+    assert "add up to 1.1, above 1" in message and "garbage_rate = 0.5" in message and "silent_rate = 0.6" in message
+    ok = SIM_TEXT.replace(FAIR_SIMULATOR, FAIR_SIMULATOR.replace(" }", ", wire_faults = { silent_rate = 0.5, "
+                                                                      "garbage_rate = 0.5 } }"), 1)
+    load_profile(str(_write(tmp_path, ok, "ok.toml")))

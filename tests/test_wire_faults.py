@@ -59,7 +59,7 @@ def _log(path: Path) -> list[dict[str, Any]]:
 
 
 def test_faulty_wire_is_seeded_and_counts_what_it_did() -> None:
-    faults = WireFaults(seed=3, dropped_byte_rate=0.5, flipped_bit_rate=0.5, garbage_rate=0.5, silent_rate=0.1)
+    faults = WireFaults(seed=3, dropped_byte_rate=0.3, flipped_bit_rate=0.3, garbage_rate=0.3, silent_rate=0.1)
     first, second = FaultyWire(faults), FaultyWire(faults)
     replies = [(0.0, b"$RES,1,17,CW,CCW,24.0*00\r\n")] * 200
     assert [first.shape(r) for r in replies] == [second.shape(r) for r in replies]

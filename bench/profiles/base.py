@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, model_validator
 
 
 class Strict(BaseModel):
@@ -52,6 +52,10 @@ class EquipmentBase(Strict):
             raise ValueError("needs connection.port (real device) or a simulator table (simulated device)")
 
 
+_RATE_FIELDS = ("dropped_byte_rate", "flipped_bit_rate", "late_rate", "garbage_rate", "silent_rate",
+                "disconnect_rate")
+
+
 class WireFaults(Strict):
     """Line faults a simulator injects into its replies, each the share of replies affected (seeded).
 
@@ -83,6 +87,14 @@ class WireFaults(Strict):
         """Whether any fault is injected."""
         return any((self.dropped_byte_rate, self.flipped_bit_rate, self.late_rate, self.garbage_rate,
                     self.silent_rate, self.disconnect_rate))
+
+    @model_validator(mode="after")
+    def _rates_add_up_to_at_most_one(self) -> WireFaults:
+        """Each rate is a share of the replies: together they cannot exceed all of them."""
+        if self.total_rate > 1.0:
+            rates = ", ".join(f"{name} = {getattr(self, name):g}" for name in _RATE_FIELDS if getattr(self, name))
+            raise ValueError(f"the rates add up to {self.total_rate:g}, above 1 (every reply): {rates}")
+        return self
 
     @property
     def total_rate(self) -> float:

@@ -67,5 +67,20 @@ def resolve_profile(name_or_path: str) -> Path:
 def load_profile(name_or_path: str) -> tuple[Profile, Path, str]:
     """Load a profile; returns the profile, its file and its text (kept in the journal)."""
     path = resolve_profile(name_or_path)
-    text = path.read_text(encoding="utf-8")
+    text = read_profile_text(path)
     return load_profile_text(text, str(path)), path, text
+
+
+def read_profile_text(path: Path) -> str:
+    """The UTF-8 text of a profile file; raises :class:`ProfileError` naming the file and the byte at fault."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ProfileError(f"{path}: cannot read ({error.strerror or error})") from error
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise ProfileError(f"{path}: byte {error.start} (0x{data[error.start]:02x}, line {line}, column {column}) "
+                           "is not UTF-8; a profile is UTF-8 TOML text") from None
