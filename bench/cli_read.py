@@ -3,7 +3,8 @@
 ``bench read dice IMAGE...`` and ``bench read roulette IMAGE... --calibration FILE`` print one
 result per image (``--json``: one JSON object per line) with the faces or the number, the
 confidences, or the reason the reader declined. Exit status: 0 when every image was read,
-1 when any was declined, 2 on an error (unreadable image, bad calibration file), with a message
+1 when any was declined, 2 on an error (unreadable or truncated image, an image above
+``--max-pixels``, refused from its header before decoding, bad calibration file), with a message
 naming the file. ``bench calibrate roulette IMAGE... -o FILE`` writes a wheel calibration.
 """
 
@@ -16,21 +17,24 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.console import Console
 
+from vision.image_file import DEFAULT_MAX_PIXELS
+
 read_app = typer.Typer(help="Read dice faces or the roulette pocket from images.", no_args_is_help=True)
 calibrate_app = typer.Typer(help="Calibrate a camera over equipment.", no_args_is_help=True)
 console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)
 
 
-def _load_image(path: Path) -> Any:
-    import cv2
+def _load_image(path: Path, max_pixels: int) -> Any:
+    """The image in ``path`` (BGR), refused when truncated or above ``max_pixels`` (before decoding)."""
+    from vision.image_file import load_image
 
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError(f"{path}: not an image OpenCV can decode")
-    return image
+    return load_image(path, max_pixels=max_pixels)
+
+
+def _check_max_pixels(max_pixels: int) -> None:
+    if max_pixels <= 0:
+        raise _fail(f"--max-pixels {max_pixels}: the pixel limit must be positive")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -54,15 +58,18 @@ def read_dice_images(
     dice: Annotated[int | None, typer.Option("--dice", help="Dice the game throws (craps 2, banca francesa and "
                                                 "cussec 3); default: every die in view.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image.")] = False,
+    max_pixels: Annotated[int, typer.Option(help="Refuse images larger than this many pixels (read from the "
+                                                   "header, before decoding).")] = DEFAULT_MAX_PIXELS,
 ) -> None:
     """Read the dice in each image: faces, centres, sizes and confidences, or why the frame is declined."""
     from vision.dice import DiceReaderConfig, read_dice
 
+    _check_max_pixels(max_pixels)
     try:
         config = DiceReaderConfig(expected_dice=dice)
         results = []
         for path in images:
-            read = read_dice(_load_image(path), config)
+            read = read_dice(_load_image(path, max_pixels), config)
             results.append({"image": str(path)} | read.to_json())
     except ValueError as error:
         raise _fail(str(error)) from None
@@ -82,6 +89,8 @@ def read_roulette_images(
     calibration: Annotated[Path, typer.Option(help="Calibration file from 'bench calibrate roulette'.")],
     layout: Annotated[str | None, typer.Option(help="french or american (default: the calibration's).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image.")] = False,
+    max_pixels: Annotated[int, typer.Option(help="Refuse images larger than this many pixels (read from the "
+                                                   "header, before decoding).")] = DEFAULT_MAX_PIXELS,
 ) -> None:
     """Read the winning number in each image, or why the frame is declined."""
     import dataclasses
@@ -89,6 +98,7 @@ def read_roulette_images(
     from vision.roulette import RouletteReader
     from vision.roulette_calibration import WheelCalibration
 
+    _check_max_pixels(max_pixels)
     try:
         wheel = WheelCalibration.load(calibration)
         if layout is not None and layout != wheel.layout:
@@ -98,7 +108,7 @@ def read_roulette_images(
         reader = RouletteReader(wheel)
         results = []
         for path in images:
-            read = reader.read(_load_image(path))
+            read = reader.read(_load_image(path, max_pixels))
             results.append({"image": str(path)} | json.loads(read.to_json()))
     except ValueError as error:
         raise _fail(str(error)) from None
@@ -117,6 +127,8 @@ def calibrate_roulette(
     output: Annotated[Path, typer.Option("-o", "--output", help="Calibration file to write (JSON).")],
     layout: Annotated[str, typer.Option(help="Pocket order: french or american.")] = "french",
     markers: Annotated[str, typer.Option(help="auto, aruco (markers on the surround) or ellipse.")] = "auto",
+    max_pixels: Annotated[int, typer.Option(help="Refuse images larger than this many pixels (read from the "
+                                                   "header, before decoding).")] = DEFAULT_MAX_PIXELS,
 ) -> None:
     """Calibrate the wheel camera: top-down homography, ring radii, pocket geometry; writes FILE."""
     from vision.roulette_calibration import calibrate_wheel
@@ -124,8 +136,9 @@ def calibrate_roulette(
     if markers not in ("auto", "aruco", "ellipse"):
         raise _fail(f"--markers must be auto, aruco or ellipse, got {markers!r}")
     method: Literal["auto", "aruco", "ellipse"] = markers  # type: ignore[assignment]
+    _check_max_pixels(max_pixels)
     try:
-        stills = [_load_image(path) for path in images]
+        stills = [_load_image(path, max_pixels) for path in images]
         calibration = calibrate_wheel(stills, layout, markers=method)
         calibration.save(output)
     except ValueError as error:

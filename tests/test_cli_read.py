@@ -87,3 +87,59 @@ def test_a_corrupt_calibration_file_is_named(tmp_path: Path) -> None:
     cv2.imwrite(str(image), np.zeros((480, 640, 3), np.uint8))
     result = runner.invoke(app, ["read", "roulette", str(image), "--calibration", str(calibration)])
     assert result.exit_code == 2 and "wheel.json" in result.stderr
+
+
+# -- truncated and oversized images are refused (issue 26 §5) ---------------------
+
+
+def _png_header_only_image(path: Path, width: int, height: int) -> None:
+    """A valid 1-bit grey PNG of ``width`` x ``height`` (all black): small on disk, huge once decoded to BGR."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    compressor = zlib.compressobj(9)
+    row = b"\x00" * (1 + (width + 7) // 8)
+    data = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0))
+                     + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+
+
+def test_a_truncated_image_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    path, _ = _dice_image(tmp_path, 1)
+    image = cv2.imread(str(path))
+    for extension in (".png", ".jpg"):
+        data = cv2.imencode(extension, image)[1].tobytes()
+        for keep in (0.5, 0.9):
+            cut = tmp_path / f"cut-{keep}{extension}"
+            cut.write_bytes(data[: int(len(data) * keep)])
+            result = runner.invoke(app, ["read", "dice", str(cut), "--dice", "3", "--json"])
+            assert result.exit_code == 2, (cut.name, result.output)
+            assert f"{cut}: truncated" in result.stderr.replace("\n", "") and not result.stdout.strip()
+
+
+def test_an_image_above_the_pixel_limit_is_refused_from_its_header(tmp_path: Path) -> None:
+    import resource
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.png"
+    _png_header_only_image(big, 20_000, 20_000)  # 400 MP: 1.2 GB once decoded to BGR
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    result = subprocess.run([sys.executable, "-c", "from bench.cli import app; app()", "read", "dice", str(big)],
+                            capture_output=True, text=True, timeout=120, preexec_fn=cap, check=False)
+    assert result.returncode == 2, result.stderr
+    message = " ".join(result.stderr.split())
+    assert f"{big}: 20,000 x 20,000 pixels (400,000,000) is above the limit of 40,000,000 pixels" in message
+    assert "Traceback" not in result.stderr
+    path, _ = _dice_image(tmp_path, 2)
+    height, width = cv2.imread(str(path)).shape[:2]
+    result = runner.invoke(app, ["read", "dice", str(path), "--max-pixels", str(width * height - 1)])
+    assert result.exit_code == 2 and "above the limit" in result.stderr
+    result = runner.invoke(app, ["read", "dice", str(path), "--max-pixels", "0"])
+    assert result.exit_code == 2 and "--max-pixels 0" in result.stderr
