@@ -1,8 +1,10 @@
-"""Where the bench finds its suites (the repository's ``suites/`` folder, or ``BENCH_SUITES``)."""
+"""Where the bench finds its suites (the repository's ``suites/`` folder, or ``BENCH_SUITES``), and the
+environment it hands the processes it starts."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[1]
@@ -27,3 +29,17 @@ def suite_files(names: list[str] | None = None) -> list[Path]:
             raise FileNotFoundError(f"no suite {name!r} (available: {available})")
         files.append(candidate)
     return files
+
+
+SECRET_VARIABLES: tuple[str, ...] = ("BENCH_KEY_PASSPHRASE",)
+"""Environment variables that hold secrets of the laboratory (the signing key's passphrase): read by the
+bench itself only, never passed to a process it starts (a simulator, dieharder, a nested run)."""
+
+
+def child_environment(base: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
+    """The environment for a process the bench starts: ``base`` (default: this process's), without
+    :data:`SECRET_VARIABLES`, with ``extra`` added."""
+    environment = {name: value for name, value in (os.environ if base is None else base).items()
+                   if name not in SECRET_VARIABLES}
+    environment.update(extra)
+    return environment

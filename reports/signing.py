@@ -3,9 +3,12 @@
 The private key signs each run's manifest (:mod:`reports.manifest`); its public key
 is printed in the certificate and handed to whoever must verify a run, so that
 ``bench verify RUN_DIR --public-key FILE`` proves the run left the laboratory
-unchanged. The private key is stored as PKCS#8 PEM, readable by its owner only,
-and encrypted when a passphrase is given (environment variable
-``BENCH_KEY_PASSPHRASE``).
+unchanged. The private key is stored as PKCS#8 PEM, readable by its owner only, in a
+directory only its owner may enter (0700), and encrypted when a passphrase is given
+(environment variable ``BENCH_KEY_PASSPHRASE``). An encrypted key is opened with that
+variable, else with a passphrase asked at the terminal; without either the key is not
+loaded. The variable never reaches a process the bench starts
+(:func:`bench.paths.child_environment`).
 
 Where keys live: ``--key-dir``, else ``$BENCH_KEY_DIR``, else ``~/.bench/keys``.
 """
@@ -13,8 +16,10 @@ Where keys live: ``--key-dir``, else ``$BENCH_KEY_DIR``, else ``~/.bench/keys``.
 from __future__ import annotations
 
 import base64
+import getpass
 import hashlib
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +31,7 @@ PRIVATE_KEY_FILE = "lab_ed25519.pem"
 PUBLIC_KEY_FILE = "lab_ed25519.pub"
 PASSPHRASE_VARIABLE = "BENCH_KEY_PASSPHRASE"
 PUBLIC_KEY_PREFIX = "bench-ed25519 "
+ENCRYPTED_PEM_HEADER = b"-----BEGIN ENCRYPTED PRIVATE KEY-----"
 
 
 class KeyFileError(ValueError):
@@ -85,8 +91,36 @@ class LabKey:
 
 
 def _passphrase() -> bytes | None:
+    """The passphrase in ``$BENCH_KEY_PASSPHRASE``, None when it is not set (or empty)."""
     value = os.environ.get(PASSPHRASE_VARIABLE)
     return value.encode("utf-8") if value else None
+
+
+def _passphrase_for(private_path: Path, pem: bytes) -> bytes | None:
+    """The passphrase that opens ``pem``: None for a key stored in clear, else ``$BENCH_KEY_PASSPHRASE``, else
+    asked at the terminal (without echo) when standard input is one; :class:`KeyFileError` when there is none."""
+    given = _passphrase()
+    if given is not None or ENCRYPTED_PEM_HEADER not in pem:
+        return given
+    if not sys.stdin.isatty():
+        raise KeyFileError(f"{private_path}: the key is encrypted and {PASSPHRASE_VARIABLE} is not set; there is no "
+                           f"terminal to ask for the passphrase: set {PASSPHRASE_VARIABLE}, or run at a terminal")
+    try:
+        typed = getpass.getpass(f"Passphrase of the laboratory key {private_path}: ")
+    except (EOFError, KeyboardInterrupt) as error:
+        raise KeyFileError(f"{private_path}: the key is encrypted and no passphrase was given") from error
+    if not typed:
+        raise KeyFileError(f"{private_path}: the key is encrypted and no passphrase was given")
+    return typed.encode("utf-8")
+
+
+def _private_directory(directory: Path) -> None:
+    """Create the key directory readable by its owner only (0700), and take group and others' access
+    away from one that exists."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    mode = directory.stat().st_mode & 0o7777
+    if mode & 0o077:
+        os.chmod(directory, mode & ~0o077)
 
 
 def init_key(directory: Path | None = None, *, force: bool = False) -> LabKey:
@@ -96,7 +130,7 @@ def init_key(directory: Path | None = None, *, force: bool = False) -> LabKey:
     if private_path.exists() and not force:
         raise FileExistsError(f"{private_path}: a laboratory key already exists (use --force to replace it; "
                               "runs signed with the old key then verify only against the old public key)")
-    directory.mkdir(parents=True, exist_ok=True)
+    _private_directory(directory)
     key = Ed25519PrivateKey.generate()
     passphrase = _passphrase()
     encryption: serialization.KeySerializationEncryption = (
@@ -120,7 +154,7 @@ def load_key(directory: Path | None = None) -> LabKey:
     except FileNotFoundError as error:
         raise KeyFileError(f"{private_path}: no laboratory key (create one with `bench keys init`)") from error
     try:
-        key = serialization.load_pem_private_key(pem, password=_passphrase())
+        key = serialization.load_pem_private_key(pem, password=_passphrase_for(private_path, pem))
     except (ValueError, TypeError) as error:
         raise KeyFileError(f"{private_path}: cannot read the key ({error}; is {PASSPHRASE_VARIABLE} right?)") from error
     if not isinstance(key, Ed25519PrivateKey):

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+from bench.paths import child_environment
+
 SIMULATOR_MODULES: dict[str, str] = {
     "roulette-wheel": "drivers.sim.roulette_wheel",
     "rng": "drivers.sim.rng_device",
@@ -100,8 +102,8 @@ def launch_announced(command: list[str], prefix: str, what: str, address: str, s
     """Start ``command`` (dying with this process) and wait for its first output line ``<prefix> <address>``;
     returns the process and the address. :class:`SimulatorError` with its stderr when it does not announce
     (``what`` and ``address`` name the simulator and what it should have announced)."""
-    environment = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
+    environment = child_environment()  # never the laboratory key's passphrase
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [root, environment.get("PYTHONPATH")]))
     process = subprocess.Popen(
         command,

@@ -45,6 +45,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from bench.paths import child_environment
 from rng_tests.dieharder import catalogue
 from rng_tests.dieharder.catalogue import DO_NOT_USE, NTUPLE_SWEEPS, SHORT_NAMES, DieharderTest, Invocation
 from rng_tests.dieharder.errors import DieharderError, DieharderOutputError
@@ -100,7 +101,7 @@ class Dieharder:
     def _listing(self) -> tuple[str | None, dict[int, DieharderTest]]:
         if self.path is None:
             raise DieharderError(self.missing_reason)
-        done = subprocess.run([self.path, "-l"], capture_output=True, text=True, timeout=60, env=_ENV, check=False)
+        done = subprocess.run([self.path, "-l"], capture_output=True, text=True, timeout=60, env=_environment(), check=False)
         tests = {}
         for listed in parse_test_list(done.stdout):
             name = SHORT_NAMES.get(listed.number, f"test_{listed.number}")
@@ -293,7 +294,7 @@ class Dieharder:
         try:
             process = subprocess.Popen(command, stdin=read_fd if read_fd is not None else subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                                       env=_ENV)
+                                       env=_environment())
         except BaseException:
             for fd in (read_fd, write_fd):
                 if fd is not None:
@@ -359,7 +360,9 @@ class Dieharder:
         return made(rows=rows)
 
 
-_ENV = {**os.environ, "LC_ALL": "C"}
+def _environment() -> dict[str, str]:
+    """dieharder's environment: the bench's, in the C locale, without the laboratory's secrets."""
+    return child_environment(LC_ALL="C")
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
