@@ -139,9 +139,11 @@ def clause_verdicts(
                 if clause.id not in verdicts:
                     verdicts[clause.id] = ClauseVerdict(clause.id, NOT_TESTED, testability=clause.testability.value)
                     ordered.append(verdicts[clause.id])
+    games = run_games(journal)
     for verdict in ordered:
         verdict.attestations = attested.get(verdict.clause_id, [])
         _judge_by_testability(verdict, catalogue)
+        _judge_by_game(verdict, games)
     return ordered
 
 
@@ -154,6 +156,45 @@ def run_kinds(journal: Journal) -> list[str]:
         raise ValueError(f"{journal.path}: the journal holds no run")
     profile = load_profile_text(run["profile_text"], run["profile_source"])
     return sorted({item.kind for item in profile.equipment.values()})
+
+
+def run_games(journal: Journal) -> tuple[frozenset[str], frozenset[str]]:
+    """(the games the run's equipment plays, every game that equipment could be set to play), from the
+    ``game`` option of each piece of equipment in the profile the journal holds (empty when unknown)."""
+    import typing
+
+    from bench.profiles import ProfileError, load_profile_text
+
+    runs = journal.rows("runs")
+    if not runs:
+        return frozenset(), frozenset()
+    try:
+        profile = load_profile_text(runs[0]["profile_text"], runs[0]["profile_source"])
+    except (ProfileError, KeyError, TypeError):
+        return frozenset(), frozenset()
+    played: set[str] = set()
+    possible: set[str] = set()
+    for item in profile.equipment.values():
+        options = getattr(item, "options", None)
+        if options is None or "game" not in type(options).model_fields:
+            continue
+        played.add(str(options.game))
+        possible.update(str(game) for game in typing.get_args(type(options).model_fields["game"].annotation))
+    return frozenset(played), frozenset(possible)
+
+
+def _judge_by_game(verdict: ClauseVerdict, games: tuple[frozenset[str], frozenset[str]]) -> None:
+    """A clause of a game no equipment of the run plays (roleta-americana on a French wheel) is out of the
+    run's scope: NOT TESTED with that reason, not ERROR, when no measurement cites it; a suite test cites
+    the clauses of every game its equipment may play, and measures those of the game it plays."""
+    played, possible = games
+    parts = verdict.clause_id.split("/")
+    game = parts[1] if len(parts) > 2 else ""
+    if verdict.measurements or game not in possible or game in played or verdict.verdict == ATTESTED:
+        return
+    verdict.verdict = NOT_TESTED
+    verdict.reason = (f"out of scope: a clause of {game}, a game this run's equipment does not play "
+                      f"(it plays {', '.join(sorted(played))})")
 
 
 def verdicts_of_run(run_dir: Path, catalogue: Catalogue, *, applicable: bool = False) -> list[ClauseVerdict]:
