@@ -8,6 +8,7 @@ the reason.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -61,9 +62,14 @@ def nist(
         minimum_bits,
         parse_parameter_overrides,
         run_battery,
-        split_sequences,
     )
-    from rng_tests.nist.bits import WORKING_BYTES_PER_BIT, BitInputError, memory_budget_bytes, read_bits
+    from rng_tests.nist.bits import (
+        WORKING_BYTES_PER_BIT,
+        BitInputError,
+        iter_sequences,
+        memory_budget_bytes,
+        read_bits,
+    )
     from rng_tests.nist.second_level import second_level
 
     if not 0 < alpha < 1:
@@ -85,30 +91,33 @@ def nist(
             _refuse_short(file, length, floors, explicit=selected is not None, what="--length gives sequences of")
         budget = memory_budget_bytes()
         if length is None:
-            limit = budget // WORKING_BYTES_PER_BIT
+            bits = read_bits(file, ascii_bits=ascii_bits, memory_limit_bits=budget // WORKING_BYTES_PER_BIT)
+            _refuse_short(file, int(bits.size), floors, explicit=selected is not None, what="holds")
+            pieces: Iterable[Any] = [bits]
+            count: int | None = 1
         else:
             if length * WORKING_BYTES_PER_BIT > budget:
                 raise _fail_input(f"{file}: --length {length:,}: a sequence of that many bits does not fit in memory "
                                   f"here (at most {budget // WORKING_BYTES_PER_BIT:,} bits)")
-            limit = budget - length * WORKING_BYTES_PER_BIT  # one byte per bit held, plus one sequence tested
-        if length is not None and sequences is None and _endless(file):
-            raise _fail_input(f"{file}: not a regular file (a device or a pipe has no known end): with --length, "
-                              "give --sequences, the number of sequences to read")
-        bits = read_bits(file, ascii_bits=ascii_bits, memory_limit_bits=limit,
-                         max_bits=length * sequences if length is not None and sequences is not None else None)
-        if length is None:
-            _refuse_short(file, int(bits.size), floors, explicit=selected is not None, what="holds")
-        pieces = split_sequences(bits, length, sequences) if length is not None else [bits]
-    except (BitInputError, ParameterError) as error:
+            if sequences is None and _endless(file):
+                raise _fail_input(f"{file}: not a regular file (a device or a pipe has no known end): with --length, "
+                                  "give --sequences, the number of sequences to read")
+            pieces = iter_sequences(file, length, sequences, ascii_bits=ascii_bits)
+            count = sequences if sequences is not None else (
+                file.stat().st_size * 8 // length if not ascii_bits and file.is_file() else None)
+    except (BitInputError, ParameterError, OSError) as error:
         raise _fail_input(str(error) if str(error).startswith(str(file)) else f"{file}: {error}") from error
     batteries = []
     with _progress(not as_json) as progress:
-        task = progress.add_task("SP 800-22", total=len(pieces) * (len(selected) if selected else len(SECTIONS)))
+        per_sequence = len(selected) if selected else len(SECTIONS)
+        task = progress.add_task("SP 800-22", total=count * per_sequence if count is not None else None)
         try:
             for piece in pieces:
                 batteries.append(run_battery(piece, tests=selected, parameters=overrides,
                                              on_test_done=lambda _name: progress.advance(task)))
         except ParameterError as error:
+            raise _fail_input(str(error)) from error
+        except BitInputError as error:
             raise _fail_input(str(error)) from error
     _refuse_inapplicable(file, batteries, explicit=selected is not None)
     if len(batteries) == 1:

@@ -250,8 +250,31 @@ def test_nist_on_an_endless_device_reads_only_what_the_sequences_need() -> None:
                                       "--tests", "frequency", "--json")
     assert result.returncode == 1, result.stderr  # 20,000 zero bits read, and failed
     assert json.loads(result.stdout)["sequences"] == 20
-    result = _bench_in_limited_memory("rng", "nist", "/dev/zero", "--length", "1000000", "--sequences", "100000000")
-    assert result.returncode == 2 and "do not fit in memory" in result.stderr
+    result = _bench_in_limited_memory("rng", "nist", "/dev/zero", "--length", str(10**12), "--sequences", "2")
+    assert result.returncode == 2 and "a sequence of that many bits does not fit in memory" in result.stderr
+
+
+def test_nist_sequences_are_streamed_one_at_a_time(tmp_path: Path) -> None:
+    from rng_tests.nist.bits import BitInputError, iter_sequences
+
+    data = np.random.default_rng(18).bytes(3_000)
+    path = tmp_path / "fair.bin"
+    path.write_bytes(data)
+    expected = np.unpackbits(np.frombuffer(data, dtype=np.uint8))
+    pieces = [piece.copy() for piece in iter_sequences(path, 1_000)]
+    assert len(pieces) == 24 and all((piece == expected[i * 1_000:(i + 1) * 1_000]).all()
+                                     for i, piece in enumerate(pieces))
+    assert len(list(iter_sequences(path, 1_000, 5))) == 5
+    import pytest
+
+    with pytest.raises(BitInputError, match="24,000 bits hold 24 sequence"):
+        list(iter_sequences(path, 1_000, 25))
+    text = tmp_path / "bits.txt"
+    text.write_text("01\n" * 700 + "0x")
+    with pytest.raises(BitInputError, match="bits.txt: byte 2100 is b'0'|bits.txt: byte 2101 is b'x'"):
+        list(iter_sequences(text, 100, ascii_bits=True))
+    result = _invoke("rng", "nist", str(path), "--length", "1000", "--sequences", "25", "--tests", "frequency")
+    assert result.exit_code == 2 and "24 sequence(s) of 1,000 bits; 25 requested" in result.output
 
 
 def test_read_bits_reads_a_pipe_in_bounded_blocks_and_refuses_what_does_not_fit(tmp_path: Path) -> None:

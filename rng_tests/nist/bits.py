@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +123,50 @@ def read_bits(path: Path, *, ascii_bits: bool = False, max_bits: int | None = No
     if max_bits is None and memory_limit_bits is not None and held > memory_limit_bits:
         raise BitInputError(_too_large(path, memory_limit_bits, None))
     return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+
+def iter_sequences(path: Path, length: int, count: int | None = None, *,
+                   ascii_bits: bool = False) -> Iterator[np.ndarray]:
+    """Consecutive sequences of ``length`` bits from ``path``, read in bounded blocks: one sequence and one
+    block in memory at a time, nothing read past the ``count`` sequences asked (all that the input holds
+    when ``count`` is None). Raises :class:`BitInputError` naming the file when it is empty, unreadable,
+    or holds fewer sequences than asked; trailing bits that do not fill a sequence are not tested."""
+    if length <= 0:
+        raise BitInputError(f"{path}: sequence length {length} must be positive")
+    if count is not None and count <= 0:
+        raise BitInputError(f"{path}: {count} sequences requested; the number must be positive")
+    pending = np.empty(0, dtype=np.uint8)
+    start = 0
+    produced = 0
+    offset = 0
+    total = 0
+    try:
+        with path.open("rb") as stream:
+            while count is None or produced < count:
+                size = READ_BLOCK_BYTES
+                if count is not None and not ascii_bits:
+                    still = (count - produced) * length - (pending.size - start)
+                    size = max(1, min(size, -(-still // 8)))
+                block = stream.read(size)
+                if not block:
+                    break
+                bits = _ascii_block(block, offset, str(path)) if ascii_bits else bits_from_bytes(block)
+                offset += len(block)
+                total += int(bits.size)
+                pending = np.concatenate([pending[start:], bits]) if start < pending.size else bits
+                start = 0
+                while pending.size - start >= length and (count is None or produced < count):
+                    yield pending[start:start + length]
+                    start += length
+                    produced += 1
+    except OSError as error:
+        raise BitInputError(f"{path}: cannot read ({error.strerror or error})") from error
+    if offset == 0:
+        raise BitInputError(f"{path}: the file is empty")
+    if produced == 0 or (count is not None and produced < count):
+        wanted = count if count is not None else 1
+        raise BitInputError(f"{path}: {total:,} bits hold {produced} sequence(s) of {length:,} bits; "
+                            f"{wanted} requested")
 
 
 def _too_large(path: Path, limit: int, size: int | None) -> str:
