@@ -171,11 +171,14 @@ def nist(
 
 
 def _endless(file: Path) -> bool:
-    """True for an existing input that is not a regular file (a device, a pipe): its end is not known."""
+    """True for a device, a pipe or a socket: an input whose end is not known before it is read."""
+    import stat
+
     try:
-        return file.exists() and not file.is_file()
+        mode = file.stat().st_mode
     except OSError:
         return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISBLK(mode)
 
 
 def _refuse_short(file: Path, bits: int, floors: dict[str, int | None], *, explicit: bool, what: str) -> None:
