@@ -99,3 +99,12 @@ def test_a_real_wheel_camera_needs_its_calibration_file(tmp_path: Path) -> None:
     assert "bench calibrate roulette" in _error(tmp_path, wheel + 'camera = { source = "0" }\n')
     profile = _load(tmp_path, wheel + 'camera = { source = "0", calibration = "wheel-cal.json" }\n')
     assert profile.equipment["wheel"].camera.calibration == "wheel-cal.json"
+
+
+def test_camera_decline_rates_adding_up_above_one_are_refused_naming_the_field(tmp_path: Path) -> None:
+    wheel = WHEEL + """simulator = { model = "fair" }
+camera = { source = "sim", simulation = { fret_rate = 0.7, hidden_rate = 0.6 } }
+"""
+    message = _error(tmp_path, wheel)
+    assert "key equipment.wheel.camera.simulation:" in message
+    assert "fret_rate + hidden_rate add up to 1.3, above 1" in message

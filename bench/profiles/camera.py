@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, PositiveFloat, PositiveInt
+from pydantic import Field, PositiveFloat, PositiveInt, model_validator
 
 from bench.profiles.base import Strict
 
@@ -35,6 +35,16 @@ class CameraSimulation(Strict):
     """ArUco markers on the wheel surround (calibration by homography; ellipse fitting without)."""
     target: bool = True
     """A printed ArUco calibration board in view, for measuring dimensions in mm."""
+
+    @model_validator(mode="after")
+    def _shares_add_up_to_at_most_one(self) -> CameraSimulation:
+        """The wheel's cases (fret, hidden) and the dice's (cocked, stacked) are each shares of the same outcomes."""
+        for names in (("fret_rate", "hidden_rate"), ("cocked_rate", "stacked_rate")):
+            total = sum(getattr(self, name) for name in names)
+            if total > 1.0:
+                raise ValueError(f"{' + '.join(names)} add up to {total:g}, above 1 (every outcome): "
+                                 + ", ".join(f"{name} = {getattr(self, name):g}" for name in names))
+        return self
 
 
 class CameraConnection(Strict):
