@@ -153,8 +153,9 @@ def load_key(directory: Path | None = None) -> LabKey:
         pem = private_path.read_bytes()
     except FileNotFoundError as error:
         raise KeyFileError(f"{private_path}: no laboratory key (create one with `bench keys init`)") from error
+    password = _passphrase_for(private_path, pem)
     try:
-        key = serialization.load_pem_private_key(pem, password=_passphrase_for(private_path, pem))
+        key = serialization.load_pem_private_key(pem, password=password)
     except (ValueError, TypeError) as error:
         raise KeyFileError(f"{private_path}: cannot read the key ({error}; is {PASSPHRASE_VARIABLE} right?)") from error
     if not isinstance(key, Ed25519PrivateKey):
