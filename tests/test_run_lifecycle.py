@@ -400,3 +400,20 @@ def test_two_certifications_into_the_same_directory_the_second_exits_2_naming_th
         assert result.returncode == 2 and f"PID {first.pid}" in result.stdout.replace("\n", " "), result.stdout
     with Journal(run / Journal.FILENAME, create=False) as journal:
         assert len(journal.rows("runs")) == 1 and not journal.rows("events", "kind = 'resumed'")
+
+
+@pytest.mark.slow(seconds=10)
+def test_the_plan_is_what_runs_after_every_deselection(tmp_path: Path) -> None:
+    """Tests deselected by -k are not in the plan: a run of the rest is complete, not INCOMPLETE."""
+    run = tmp_path / "run"
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, "-m", "pytest", str(root / "suites" / "test_roulette.py"), "-k",
+                             "wheel_numbering", "--profile", str(_profile(tmp_path, 400)), "--evidence", str(run),
+                             "--rootdir", str(root), "-p", "no:cacheprovider", "-q", "-o", "addopts="],
+                            capture_output=True, text=True, timeout=300, check=False, cwd=root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        [plan] = journal.rows("events", "kind = 'plan'")
+        assert [test["nodeid"] for test in plan["detail"]["tests"]] == [
+            "suites/test_roulette.py::test_wheel_numbering"]
+        assert INCOMPLETE not in {verdict.verdict for verdict in clause_verdicts(journal, load_catalogue())}
