@@ -23,7 +23,7 @@ from types import TracebackType
 LOCK_FILE = "bench.lock"
 """The lock file of a run directory (not evidence: the manifest does not list it)."""
 
-_TEMPORARY = re.compile(r"^\..+\.tmp-\d+$")
+_TEMPORARY = re.compile(r"^\..+\.tmp-\d+(-wal|-shm|-journal)?$")
 
 
 class RunLocked(RuntimeError):

@@ -417,3 +417,25 @@ def test_the_plan_is_what_runs_after_every_deselection(tmp_path: Path) -> None:
         assert [test["nodeid"] for test in plan["detail"]["tests"]] == [
             "suites/test_roulette.py::test_wheel_numbering"]
         assert INCOMPLETE not in {verdict.verdict for verdict in clause_verdicts(journal, load_catalogue())}
+
+
+def test_a_new_journal_appears_whole_with_its_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed while the run's identity is written: no journal.sqlite at all (a new run may use the directory),
+    never one without the identity; the next writer under the lock removes what was staged."""
+    run = tmp_path / "run"
+
+    def killed(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Journal, "append_together", killed)
+    with pytest.raises(KeyboardInterrupt):
+        BenchSession(str(_profile(tmp_path, 400)), str(run)).open_run()
+    monkeypatch.undo()
+    assert not (run / Journal.FILENAME).exists() and stale_temporaries(run)
+    with RunLock(run):
+        assert stale_temporaries(run) == []
+    session = BenchSession(str(_profile(tmp_path, 400)), str(run))
+    session.open_run()
+    session.close()
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        assert len(journal.rows("runs")) == 1 and not journal.rows("events", "kind = 'resumed'")
