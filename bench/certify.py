@@ -25,9 +25,9 @@ from bench.catalogue import load_catalogue
 from bench.journal import Journal, JournalError
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
+from bench.rundir import LOCK_FILE, RunLock, RunLocked
 from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
-from bench.rundir import LOCK_FILE, RunLock, RunLocked
 from fixtures.session import SELECTION_EVENT, default_run_dir, missing_identity_message
 from reports.certificate import write_certificates
 from reports.clause_verdicts import (

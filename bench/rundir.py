@@ -19,6 +19,7 @@ import os
 import re
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 LOCK_FILE = "bench.lock"
 """The lock file of a run directory (not evidence: the manifest does not list it)."""
@@ -38,7 +39,7 @@ class RunLock:
         self.path = self.run_dir / LOCK_FILE
         self._fd: int | None = None
 
-    def acquire(self) -> RunLock:
+    def acquire(self) -> Self:
         """Take the lock at once, or raise :class:`RunLocked` naming the holder's PID; creates the directory."""
         if self._fd is not None:
             return self
@@ -74,7 +75,7 @@ class RunLock:
     def held(self) -> bool:
         return self._fd is not None
 
-    def __enter__(self) -> RunLock:
+    def __enter__(self) -> Self:
         return self.acquire()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

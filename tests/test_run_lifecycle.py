@@ -25,12 +25,12 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from bench.catalogue import load_catalogue
 from bench.cli import app
 from bench.journal import Journal, utc_now
 from bench.rundir import LOCK_FILE, RunLock, atomic_write_bytes, stale_temporaries
 from fixtures.evidence_store import store
 from fixtures.session import LOST_GAMES_EVENT, BenchSession, lost_games
-from bench.catalogue import load_catalogue
 from reports.clause_verdicts import INCOMPLETE, PASS, clause_verdicts, exit_code, overall_verdict
 from reports.manifest import MANIFEST_FILE, SIGNATURE_FILE, sign_run
 from reports.signing import init_key
@@ -144,9 +144,8 @@ def _wait_for_spins(run: Path, process: subprocess.Popen[str], spins: int) -> No
     while True:
         assert time.monotonic() < deadline, "the run did not get going in 120 s"
         assert process.poll() is None, "the run ended before it could be interrupted"
-        if (run / Journal.FILENAME).exists():
-            if _count(run, "SELECT count(*) FROM observations") >= spins:
-                return
+        if (run / Journal.FILENAME).exists() and _count(run, "SELECT count(*) FROM observations") >= spins:
+            return
         time.sleep(0.05)
 
 
