@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.catalogue import load_catalogue
-from bench.journal import Journal, JournalError
+from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
 from bench.rundir import LOCK_FILE, RunLock, RunLocked
@@ -152,6 +152,10 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
         key = laboratory_key(key_dir)
         if not intact_before_writing(console, run_dir, key, "resumed"):
             return CertifyOutcome(EXIT_ERROR, run_dir, None, [])
+        removed = remove_partial_allure_results(run_dir)
+        if removed:
+            console.print(f"Removed {len(removed)} allure result(s) a killed session left half-written: "
+                          + ", ".join(removed))
     try:
         files = suite_files(suites)
     except FileNotFoundError as error:
@@ -196,6 +200,26 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
     sign_with(console, run_dir, key)  # an unsigned run keeps its verdict; verify reports it unsigned
     return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
+
+
+def remove_partial_allure_results(run_dir: Path) -> list[str]:
+    """Remove the allure results (JSON written by allure-pytest, not through the bench's atomic writes) that a
+    killed session left cut short, so that the resumed run never signs a half-written file; each removal is
+    journalled (``partial-file-removed``). The journal, not allure, is the evidence: nothing a verdict rests on
+    is lost. Call under the run's lock."""
+    results = run_dir / "allure-results"
+    removed: list[str] = []
+    for path in sorted(results.glob("*.json")) if results.is_dir() else []:
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            removed.append(path.relative_to(run_dir).as_posix())
+            path.unlink()
+    if removed:
+        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
+            journal.append("events", run_id=run_id_of(journal), at=utc_now(), kind="partial-file-removed",
+                           detail={"files": removed, "reason": "cut short when the run was killed"})
+    return removed
 
 
 def run_identity(run_dir: Path) -> dict[str, Any] | str:

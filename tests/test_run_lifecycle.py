@@ -438,3 +438,20 @@ def test_a_new_journal_appears_whole_with_its_identity(tmp_path: Path, monkeypat
     session.close()
     with Journal(run / Journal.FILENAME, create=False) as journal:
         assert len(journal.rows("runs")) == 1 and not journal.rows("events", "kind = 'resumed'")
+
+
+def test_resume_removes_allure_results_a_kill_left_cut_short(tmp_path: Path) -> None:
+    """allure-pytest writes its results itself: one cut short by a kill is removed (and journalled) before the
+    resumed run is signed, never signed half-written."""
+    from bench.certify import remove_partial_allure_results
+
+    run = tmp_path / "run"
+    _journal_run(run, plan={}).close()
+    (run / "allure-results").mkdir()
+    (run / "allure-results" / "a-result.json").write_text('{"name": "t"}')
+    (run / "allure-results" / "b-result.json").write_text('{"name": "t", "stat')
+    assert remove_partial_allure_results(run) == ["allure-results/b-result.json"]
+    assert [path.name for path in (run / "allure-results").iterdir()] == ["a-result.json"]
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        [event] = journal.rows("events", "kind = 'partial-file-removed'")
+    assert event["detail"]["files"] == ["allure-results/b-result.json"]
