@@ -5,29 +5,44 @@ results, shows progress, then derives clause verdicts from the journal,
 prints the clause summary, writes the certificate (HTML and, where WeasyPrint
 is installed, PDF; Portuguese ``report.html`` and English ``report.en.html``)
 naming the laboratory key about to sign, and signs the run directory.
-Exit status: 0 when every tested clause passes, 1 when any fails, 2 on an error.
+Exit status: 0 when every tested clause passes, 1 when any fails, 2 on an error or when the run is
+INCOMPLETE (a planned test did not finish: interrupted, killed; ``--resume`` completes it).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 from rich.table import Table
 
 from bench.catalogue import load_catalogue
-from bench.journal import Journal, JournalError
+from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
+from bench.rundir import LOCK_FILE, RunLock, RunLocked
 from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
-from fixtures.session import default_run_dir
+from fixtures.session import SELECTION_EVENT, default_run_dir, missing_identity_message
 from reports.certificate import write_certificates
-from reports.clause_verdicts import ERROR, FAIL, PASS, ClauseVerdict, exit_code, verdicts_of_run
-from reports.manifest import ManifestError, sign_run
+from reports.clause_verdicts import (
+    ERROR,
+    FAIL,
+    INCOMPLETE,
+    PASS,
+    ClauseVerdict,
+    exit_code,
+    lost_games,
+    overall_verdict,
+    run_id_of,
+    verdicts_of_run,
+)
+from reports.manifest import SIGNATURE_FILE, ManifestError, sign_run, unsign
 from reports.signing import KeyFileError, LabKey, load_key
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
@@ -44,9 +59,11 @@ class CertifyOutcome:
     pytest_exit_code: int | None = None
 
 
-def _pytest_arguments(files: list[Path], profile: str, run_dir: Path, operator: str | None = None) -> list[str]:
+def _pytest_arguments(files: list[Path], profile: str, run_dir: Path, operator: str | None = None,
+                      selection: dict[str, Any] | None = None) -> list[str]:
     return [
         *(["--operator", operator] if operator else []),
+        *(["--selection", json.dumps(selection)] if selection is not None else []),
         *(str(path) for path in files),
         "--profile", profile,
         "--evidence", str(run_dir),
@@ -71,7 +88,11 @@ def run_certification(
     pdf: bool = True,
 ) -> CertifyOutcome:
     """Run (or resume) a certification and judge it; ``operator`` is journalled and named on the report. With
-    ``pdf`` false the certificate is written as HTML only (``bench report DIR --pdf`` writes the PDF later)."""
+    ``pdf`` false the certificate is written as HTML only (``bench report DIR --pdf`` writes it later).
+
+    The run directory is locked for the whole run (:class:`bench.rundir.RunLock`: a second writer exits 2 at
+    once). A resumed run continues exactly the suites it was started with, under the profile its journal
+    holds; a journal without them, or a signed run that is not intact, is refused."""
     if resume is not None:
         run_dir = Path(resume)
         if not (run_dir / Journal.FILENAME).is_file():
@@ -85,8 +106,56 @@ def run_certification(
             return CertifyOutcome(EXIT_ERROR, None, None, [])
         run_dir = Path(out) if out is not None else default_run_dir(loaded.name)
         if (run_dir / Journal.FILENAME).exists():
+            try:
+                with RunLock(run_dir):
+                    pass
+            except RunLocked as error:  # another certify is writing it this instant
+                console.print(f"[red]error:[/] {error}")
+                return CertifyOutcome(EXIT_ERROR, None, None, [])
             console.print(f"[red]error:[/] {run_dir} already holds a run; use --resume {run_dir} or another --out")
             return CertifyOutcome(EXIT_ERROR, None, None, [])
+        if run_dir.exists() and (not run_dir.is_dir() or any(entry.name != LOCK_FILE for entry in run_dir.iterdir())):
+            console.print(f"[red]error:[/] {run_dir} is not empty and holds no run: a run directory must be new or "
+                          "empty (choose another --out)")
+            return CertifyOutcome(EXIT_ERROR, None, None, [])
+    lock = RunLock(run_dir)
+    try:
+        lock.acquire()
+    except RunLocked as error:
+        console.print(f"[red]error:[/] {error}")
+        return CertifyOutcome(EXIT_ERROR, None, None, [])
+    try:
+        return _locked_certification(console, run_dir, profile=profile, suites=suites, resume=resume is not None,
+                                     show_progress=show_progress, key_dir=key_dir, operator=operator, pdf=pdf)
+    finally:
+        lock.release()
+
+
+def _locked_certification(console: Console, run_dir: Path, *, profile: str, suites: list[str] | None, resume: bool,
+                          show_progress: bool, key_dir: Path | None, operator: str | None,
+                          pdf: bool) -> CertifyOutcome:
+    """:func:`run_certification` once the run directory is locked."""
+    key: LabKey | KeyFileError | None = None
+    if resume:
+        identity = run_identity(run_dir)
+        if isinstance(identity, str):
+            console.print(f"[red]refused:[/] {identity}")
+            return CertifyOutcome(EXIT_ERROR, run_dir, None, [])
+        original = identity.get("suites")
+        if suites and sorted(suites) != sorted(original or []):
+            console.print(f"[red]refused:[/] {run_dir} was started with "
+                          f"{'--suite ' + ' --suite '.join(original) if original else 'every suite'}; "
+                          "a resumed run continues exactly that selection (leave out --suite)")
+            return CertifyOutcome(EXIT_ERROR, run_dir, None, [])
+        suites = list(original) if original else None
+        operator = operator or identity.get("operator")
+        key = laboratory_key(key_dir)
+        if not intact_before_writing(console, run_dir, key, "resumed"):
+            return CertifyOutcome(EXIT_ERROR, run_dir, None, [])
+        removed = remove_partial_allure_results(run_dir)
+        if removed:
+            console.print(f"Removed {len(removed)} allure result(s) a killed session left half-written: "
+                          + ", ".join(removed))
     try:
         files = suite_files(suites)
     except FileNotFoundError as error:
@@ -94,6 +163,7 @@ def run_certification(
         return CertifyOutcome(EXIT_ERROR, None, None, [])
     run_dir.mkdir(parents=True, exist_ok=True)
     console.print(f"{'Resuming' if resume else 'Certifying'} into [bold]{run_dir}[/]")
+    selection = {"suites": sorted(suites) if suites else None, "operator": operator, "pdf": pdf}
 
     plugins: list[object] = []
     progress: RunProgress | None = None
@@ -102,7 +172,7 @@ def run_certification(
         plugins.append(progress)
         progress.start()
     try:
-        pytest_code = int(pytest.main(_pytest_arguments(files, profile, run_dir, operator), plugins=plugins))
+        pytest_code = int(pytest.main(_pytest_arguments(files, profile, run_dir, operator, selection), plugins=plugins))
     finally:
         if progress is not None:
             progress.stop()
@@ -110,21 +180,104 @@ def run_certification(
     if not (run_dir / Journal.FILENAME).is_file():
         console.print(f"[red]error:[/] the suites did not run (pytest exit {pytest_code}); nothing was recorded")
         return CertifyOutcome(EXIT_ERROR, run_dir, None, [], pytest_code)
+    if isinstance(run_identity(run_dir), str):
+        console.print(f"[red]error:[/] the suites did not run (pytest exit {pytest_code}); the run has no identity")
+        return CertifyOutcome(EXIT_ERROR, run_dir, None, [], pytest_code)
     catalogue = load_catalogue()
     verdicts = verdicts_of_run(run_dir, catalogue)
     print_summary(console, verdicts)
     print_suite_times(console, run_dir)
-    key = laboratory_key(key_dir)  # loaded (and a passphrase asked for) once: it names and signs the run
+    if key is None:
+        key = laboratory_key(key_dir)  # loaded (and a passphrase asked for) once: it names and signs the run
     report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint, pdf=pdf)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
         code = EXIT_ERROR
-    if not any(verdict.verdict in (PASS, FAIL, ERROR) for verdict in verdicts):
+    if not any(verdict.verdict in (PASS, FAIL, ERROR, INCOMPLETE) for verdict in verdicts):
         console.print("[red]error:[/] no clause was tested")
         code = EXIT_ERROR
+    print_overall(console, verdicts, run_dir)
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
     sign_with(console, run_dir, key)  # an unsigned run keeps its verdict; verify reports it unsigned
     return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
+
+
+def remove_partial_allure_results(run_dir: Path) -> list[str]:
+    """Remove the allure results (JSON written by allure-pytest, not through the bench's atomic writes) that a
+    killed session left cut short, so that the resumed run never signs a half-written file; each removal is
+    journalled (``partial-file-removed``). The journal, not allure, is the evidence: nothing a verdict rests on
+    is lost. Call under the run's lock."""
+    results = run_dir / "allure-results"
+    removed: list[str] = []
+    for path in sorted(results.glob("*.json")) if results.is_dir() else []:
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            removed.append(path.relative_to(run_dir).as_posix())
+            path.unlink()
+    if removed:
+        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
+            journal.append("events", run_id=run_id_of(journal), at=utc_now(), kind="partial-file-removed",
+                           detail={"files": removed, "reason": "cut short when the run was killed"})
+    return removed
+
+
+def run_identity(run_dir: Path) -> dict[str, Any] | str:
+    """The suites and options a run was started with (its ``selection`` event, beside its ``runs`` row), or
+    why the run has none (a kill before they were journalled): such a run is never resumed."""
+    try:
+        with Journal(run_dir / Journal.FILENAME, create=False) as journal:
+            runs = journal.rows("runs")
+            selections = journal.rows("events", "kind = ?", (SELECTION_EVENT,))
+    except JournalError as error:
+        return str(error)
+    if not runs:
+        return missing_identity_message(run_dir)
+    if not selections:
+        return (f"{run_dir}: the journal records no selection of suites and options (written by an earlier bench, "
+                "or by pytest directly); it cannot be resumed exactly: start a new run")
+    detail = selections[0]["detail"]
+    return detail if isinstance(detail, dict) else {}
+
+
+def intact_before_writing(console: Console, run_dir: Path, key: LabKey | KeyFileError, action: str) -> bool:
+    """A signed run (it has ``manifest.sig``) is verified against the laboratory key before it is written into
+    (resumed, re-signed): True when it is unsigned or intact; else the problems are printed and False. An intact
+    run about to be written into (not only re-signed) is unsigned first (:func:`reports.manifest.unsign`)."""
+    from reports.verify import verify_run
+
+    if not (run_dir / SIGNATURE_FILE).is_file():
+        return True  # never signed (or a signing killed before its signature): nothing signed to protect
+    if isinstance(key, KeyFileError):
+        console.print(f"[red]refused:[/] {run_dir} is signed; it is verified against the laboratory key before it "
+                      f"is {action}, and the key cannot be loaded ({key})")
+        return False
+    verification = verify_run(run_dir, key.public)
+    if verification.intact:
+        if action != "re-signed":
+            unsign(run_dir)  # a writer killed from here on leaves the run unsigned, never signed over other files
+        return True
+    for problem in verification.problems:
+        console.print(f"[red]{problem.kind.upper()}[/] {problem.path}: {problem.detail}")
+    console.print(f"[red]refused:[/] {run_dir} is not intact ({len(verification.problems)} problem(s)): the signed "
+                  f"evidence was altered; it is not {action}")
+    return False
+
+
+def print_overall(console: Console, verdicts: list[ClauseVerdict], run_dir: Path) -> None:
+    """The run's overall verdict, one line (INCOMPLETE names the tests that did not finish)."""
+    overall = overall_verdict(verdicts)
+    style = {PASS: "bold green", FAIL: "bold red", ERROR: "bold yellow", INCOMPLETE: "bold yellow"}.get(overall, "dim")
+    text = {PASS: "PASS on every tested clause", FAIL: "FAIL: at least one clause failed",
+            ERROR: "ERROR: at least one clause could not be tested because of an error",
+            INCOMPLETE: "INCOMPLETE: at least one planned test did not finish; no compliance is stated "
+                        f"(`bench certify --resume {run_dir}` completes it)",
+            }.get(overall, "no clause was tested")
+    console.print(f"Overall result: [{style}]{text}[/]")
+    with Journal(run_dir / Journal.FILENAME, create=False) as journal:
+        lost = lost_games(journal, run_id_of(journal))
+    if lost:
+        console.print(f"Games lost when the run was killed (journalled on resume, not outcomes): {lost}")
 
 
 def laboratory_key(key_dir: Path | None) -> LabKey | KeyFileError:
@@ -173,9 +326,9 @@ def print_summary(console: Console, verdicts: list[ClauseVerdict]) -> None:
     table.add_column("Clause")
     table.add_column("Verdict")
     table.add_column("Key measurement")
-    styles = {PASS: "green", FAIL: "bold red", ERROR: "yellow"}
+    styles = {PASS: "green", FAIL: "bold red", ERROR: "yellow", INCOMPLETE: "yellow"}
     for verdict in verdicts:
-        if verdict.verdict not in (PASS, FAIL, ERROR) and not verdict.tests:
+        if verdict.verdict not in (PASS, FAIL, ERROR, INCOMPLETE) and not verdict.tests:
             continue  # uncovered clauses are listed in the report, not here
         key = verdict.key_measurement
         if key is None:

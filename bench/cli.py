@@ -141,13 +141,15 @@ def report(
     """Render a run's certificate (clause matrix, plots, evidence) from its journal; exit 2 on an error.
 
     Writing into a signed run directory first verifies it (a run that is not intact is refused), then
-    re-signs it; a report written elsewhere (-o outside RUN_DIR) leaves the run directory untouched.
+    re-signs it; a report written elsewhere (-o outside RUN_DIR) leaves the run directory untouched. Writing
+    into the run directory takes its lock (a second writer exits 2 at once, naming the holder's PID).
     """
     from bench.journal import Journal, JournalError
     from bench.profiles import ProfileError
+    from bench.rundir import RunLock, RunLocked
     from reports.certificate import report_filename, write_report
     from reports.i18n import LANGUAGES
-    from reports.manifest import MANIFEST_FILE
+    from reports.manifest import SIGNATURE_FILE
     from reports.pdf import PdfUnavailable
 
     if not (run_dir / Journal.FILENAME).is_file():
@@ -158,21 +160,31 @@ def report(
         raise typer.Exit(2)
     target = output if output is not None else run_dir / report_filename(lang, pdf=False)
     inside = target.resolve().is_relative_to(run_dir.resolve())
-    signed = (run_dir / MANIFEST_FILE).is_file()
-    fingerprint = _checked_for_resigning(run_dir, key_dir, public_key) if inside and signed else None
+    lock = RunLock(run_dir)
+    if inside:
+        try:
+            lock.acquire()
+        except RunLocked as error:
+            error_console.print(f"[red]error:[/] {error}")
+            raise typer.Exit(2) from error
     try:
-        written = write_report(run_dir, lang, output=target, pdf=pdf, key_fingerprint=fingerprint)
-    except (PdfUnavailable, JournalError, ProfileError, ValueError) as error:
-        error_console.print(f"[red]error:[/] {run_dir}: {error}")
-        raise typer.Exit(2) from error
-    for path in (written.html, written.pdf):
-        if path is not None:
-            console.print(f"Report: {path}")
-    if fingerprint is not None:
-        from bench.certify import sign_evidence
+        signed = (run_dir / SIGNATURE_FILE).is_file()  # a manifest without its signature is an unsigned run
+        fingerprint = _checked_for_resigning(run_dir, key_dir, public_key) if inside and signed else None
+        try:
+            written = write_report(run_dir, lang, output=target, pdf=pdf, key_fingerprint=fingerprint)
+        except (PdfUnavailable, JournalError, ProfileError, ValueError) as error:
+            error_console.print(f"[red]error:[/] {run_dir}: {error}")
+            raise typer.Exit(2) from error
+        for path in (written.html, written.pdf):
+            if path is not None:
+                console.print(f"Report: {path}")
+        if fingerprint is not None:
+            from bench.certify import sign_evidence
 
-        if not sign_evidence(console, run_dir, key_dir):
-            raise typer.Exit(2)
+            if not sign_evidence(console, run_dir, key_dir):
+                raise typer.Exit(2)
+    finally:
+        lock.release()
 
 
 def _checked_for_resigning(run_dir: Path, key_dir: Path | None, public_key: Path | None) -> str:
@@ -195,6 +207,9 @@ def _checked_for_resigning(run_dir: Path, key_dir: Path | None, public_key: Path
         error_console.print(f"[red]refused:[/] {run_dir} is not intact ({len(verification.problems)} problem(s)); "
                             "no report written into it")
         raise typer.Exit(2)
+    from reports.manifest import unsign
+
+    unsign(run_dir)  # a report killed half-way leaves the run unsigned (`bench sign` signs it), never mis-signed
     return key.fingerprint
 
 

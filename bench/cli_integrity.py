@@ -52,14 +52,27 @@ def sign(
     run_dir: Annotated[Path, typer.Argument(help="Run directory to sign.")],
     key_dir: KeyDirOption = None,
 ) -> None:
-    """Write the run's manifest and sign it with the laboratory key (``bench certify`` does this itself)."""
-    from bench.certify import sign_evidence
+    """Write the run's manifest and sign it with the laboratory key (``bench certify`` does this itself).
+
+    Under the run's lock (a second writer exits 2 at once). A run that is already signed is verified first
+    against the laboratory key, and refused (exit 2) when it is not intact: an altered run is never re-signed."""
+    from bench.certify import intact_before_writing, laboratory_key, sign_with
     from bench.journal import Journal
+    from bench.rundir import RunLock, RunLocked
 
     if not (run_dir / Journal.FILENAME).is_file():
         error_console.print(f"[red]error:[/] {run_dir}: no {Journal.FILENAME}")
         raise typer.Exit(2)
-    raise typer.Exit(0 if sign_evidence(console, run_dir, key_dir) else 2)
+    try:
+        with RunLock(run_dir):
+            key = laboratory_key(key_dir)
+            if not intact_before_writing(error_console, run_dir, key, "re-signed"):
+                raise typer.Exit(2)
+            signed = sign_with(console, run_dir, key)
+    except RunLocked as error:
+        error_console.print(f"[red]error:[/] {error}")
+        raise typer.Exit(2) from error
+    raise typer.Exit(0 if signed else 2)
 
 
 def verify(
@@ -68,12 +81,17 @@ def verify(
         help="Trusted public key file (default: this machine's laboratory key, if any).")] = None,
     key_dir: KeyDirOption = None,
 ) -> None:
-    """Check every hash, the journal chain and the signature of a run; exit 0 intact, 1 altered, 2 error."""
+    """Check every hash, the journal chain and the signature of a run; exit 0 intact, 1 altered, 2 error (and
+    on a directory that is not a run: no journal in it)."""
+    from bench.rundir import is_run_dir
     from reports.signing import KeyFileError, load_key, load_public_key
     from reports.verify import verify_run
 
     if not run_dir.is_dir():
         error_console.print(f"[red]error:[/] {run_dir}: not a directory")
+        raise typer.Exit(2)
+    if not is_run_dir(run_dir):
+        error_console.print(f"[red]error:[/] {run_dir}: not a run directory (no journal.sqlite in it)")
         raise typer.Exit(2)
     try:
         trusted = load_public_key(public_key) if public_key is not None else None

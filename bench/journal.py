@@ -338,7 +338,30 @@ class Journal:
                 f"this bench reads it (report, verify) but appends only to journals of version {SCHEMA_VERSION}"
             )
 
+    def append_together(self, rows: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """Append several rows of context tables (``runs``, ``events``, ...) in one transaction: after a crash
+        the journal holds all of them or none. Returns their sequence numbers."""
+        self._check_writable()
+        for table, values in rows:
+            if table not in self._schema or table in EVIDENCE_TABLES:
+                raise ValueError(f"append_together writes context tables only, not {table!r}")
+            schema = self._schema[table]
+            if set(values) != set(schema.columns):
+                raise ValueError(f"journal table {table}: columns {sorted(values)}, expected {sorted(schema.columns)}")
+            for column, value in values.items():
+                _as_stored(schema, table, column, value)
+        sequence: list[int] = []
+        with self._transaction():
+            for table, values in rows:
+                sequence.append(self._insert_row(table, values))
+        return sequence
+
     def _insert(self, table: str, values: dict[str, Any]) -> int:
+        with self._transaction():
+            return self._insert_row(table, values)
+
+    def _insert_row(self, table: str, values: dict[str, Any]) -> int:
+        """Insert one row inside the caller's transaction (another writer cannot interleave: BEGIN IMMEDIATE)."""
         schema = self._schema[table]
         row = {column: values[column] for column in schema.columns}
         stored = {
@@ -348,15 +371,14 @@ class Journal:
             )
             for column, value in row.items()
         }
-        with self._transaction():
-            seq, prev = self._load_head()  # another writer cannot interleave (BEGIN IMMEDIATE)
-            seq += 1
-            digest = row_hash(prev, table, seq, stored)
-            placeholders = ", ".join("?" for _ in range(len(schema.columns) + 3))
-            self._db.execute(
-                f"INSERT INTO {table} (seq, prev_hash, row_hash, {', '.join(schema.columns)}) VALUES ({placeholders})",
-                (seq, prev, digest, *stored.values()),
-            )
+        seq, prev = self._load_head()
+        seq += 1
+        digest = row_hash(prev, table, seq, stored)
+        placeholders = ", ".join("?" for _ in range(len(schema.columns) + 3))
+        self._db.execute(
+            f"INSERT INTO {table} (seq, prev_hash, row_hash, {', '.join(schema.columns)}) VALUES ({placeholders})",
+            (seq, prev, digest, *stored.values()),
+        )
         self._seq, self._head = seq, digest
         return seq
 
@@ -415,6 +437,11 @@ class Journal:
             prev = row["row_hash"]
             expected_seq = seq + 1
         return ChainCheck(rows=count, head=prev, problems=problems)
+
+    def checkpoint(self) -> None:
+        """Move every committed row from the write-ahead log into the journal file and empty the log, so that
+        a closed journal leaves no ``-wal`` or ``-shm`` file beside it."""
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         self._db.close()

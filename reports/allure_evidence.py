@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue import Catalogue
+from bench.rundir import atomic_write_bytes, atomic_write_text
 from reports.figures import Figure, figures
 from reports.run_data import RunData, WireExcerpt
 
@@ -52,7 +53,7 @@ def _load_results(results_dir: Path) -> dict[Path, dict[str, Any]]:
 
 def _write_attachment(results_dir: Path, key: str, content: bytes, suffix: str) -> str:
     source = f"{uuid.uuid5(_NAMESPACE, key)}-attachment{suffix}"
-    (results_dir / source).write_bytes(content)
+    atomic_write_bytes(results_dir / source, content)
     return source
 
 
@@ -61,7 +62,7 @@ def _container(results_dir: Path, key: str, name: str, children: list[str], atta
     container = {"uuid": identifier, "name": name, "children": children,
                  "befores": [{"name": name, "status": "passed", "attachments": attachments, "steps": [],
                               "parameters": []}], "afters": []}
-    (results_dir / f"{identifier}-container.json").write_text(json.dumps(container, indent=1), encoding="utf-8")
+    atomic_write_text(results_dir / f"{identifier}-container.json", json.dumps(container, indent=1))
 
 
 def wire_excerpt_text(excerpt: WireExcerpt) -> str:
@@ -106,7 +107,7 @@ def add_run_evidence(run_dir: Path, data: RunData, catalogue: Catalogue,
             changed.add(path)
             written += 1
     for path in changed:
-        path.write_text(json.dumps(results[path], ensure_ascii=False), encoding="utf-8")
+        atomic_write_text(path, json.dumps(results[path], ensure_ascii=False))
 
     frames_by_fixture: dict[str, list[dict[str, str]]] = {}
     for group in data.declines:

@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from bench.catalogue import Catalogue, load_catalogue
+from bench.rundir import atomic_write_text
 from reports.figures import Figure, data_uri, figures
 from reports.i18n import LANGUAGES, translator
 from reports.run_data import ClauseRow, RunData, load_run
@@ -150,7 +151,7 @@ def write_report(run_dir: Path, lang: str = "pt", *, output: Path | None = None,
     html = render_certificate(data, lang, key_fingerprint=key_fingerprint, link_base=link_base, rendered=rendered)
     html_target.parent.mkdir(parents=True, exist_ok=True)
     if target.suffix.lower() != ".pdf":
-        html_target.write_text(html, encoding="utf-8")
+        atomic_write_text(html_target, html)  # a kill leaves the old certificate or the new one, never half
     pdf_target = None
     if want_pdf:
         from reports.pdf import html_to_pdf

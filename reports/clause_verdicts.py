@@ -6,7 +6,10 @@ test:
 * FAIL: any measurement citing the clause failed;
 * ERROR: a test citing it ended in error (device failure, no evidence) and no
   measurement failed;
-* PASS: measurements cite it and all passed;
+* INCOMPLETE: a test of the run's plan (journalled before its first test) that cites
+  it did not finish (the run was interrupted or killed before it ended), and no
+  measurement failed: what did finish cannot stand for what did not;
+* PASS: measurements cite it, all passed, and every planned test citing it finished;
 * NOT TESTED: no measurement cites it (the test was skipped, or the clause does
   not apply to the profile's equipment), with the reason.
 
@@ -40,7 +43,8 @@ from bench.catalogue.model import Testability
 from bench.journal import Journal
 
 PASS, FAIL, ERROR, NOT_TESTED, ATTESTED = "PASS", "FAIL", "ERROR", "NOT TESTED", "ATTESTED"
-VERDICTS = (PASS, FAIL, ERROR, ATTESTED, NOT_TESTED)
+INCOMPLETE = "INCOMPLETE"
+VERDICTS = (PASS, FAIL, ERROR, INCOMPLETE, ATTESTED, NOT_TESTED)
 """Every verdict, in the order a summary lists them."""
 
 
@@ -76,6 +80,57 @@ def final_tests(journal: Journal, run_id: str) -> dict[str, dict[str, Any]]:
     return finals
 
 
+UNFINISHED = "unfinished"
+"""Outcome given to a planned test that has no final row (it was interrupted, or never started)."""
+
+
+def planned_tests(journal: Journal, run_id: str) -> dict[str, list[str]] | None:
+    """The run's plan (node id -> the clauses it cites), as journalled before its first test; None for a run
+    journalled before plans were recorded."""
+    for row in journal.rows("events", "run_id = ? AND kind = 'plan'", (run_id,)):
+        return {str(test["nodeid"]): list(test["clauses"]) for test in row["detail"].get("tests", [])}
+    return None
+
+
+def unfinished_tests(journal: Journal, run_id: str, finals: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """A row (shaped like a ``tests`` row, outcome :data:`UNFINISHED`) for every planned test without a final
+    row: started but interrupted, or never started."""
+    plan = planned_tests(journal, run_id)
+    if not plan:
+        return []
+    started: dict[str, dict[str, Any]] = {}
+    for row in journal.rows("tests", "run_id = ? AND phase = 'start'", (run_id,)):
+        started[row["nodeid"]] = row
+    rows = []
+    for nodeid, clauses in plan.items():
+        if nodeid in finals:
+            continue
+        begun = started.get(nodeid)
+        message = (f"{nodeid} started (attempt {begun['attempt']}) and did not finish: the run was interrupted"
+                   if begun else f"{nodeid} did not run: the run ended before it")
+        rows.append({"run_id": run_id, "at": begun["at"] if begun else "", "nodeid": nodeid,
+                     "attempt": begun["attempt"] if begun else 0, "phase": "final", "outcome": UNFINISHED,
+                     "duration_s": 0.0, "clauses": clauses, "message": message})
+    return rows
+
+
+def lost_games(journal: Journal, run_id: str) -> int:
+    """How many games a killed session lost (their result reached the bench, the journal did not), as
+    journalled on resume."""
+    return sum(len(row["detail"].get("games", []))
+               for row in journal.rows("events", "run_id = ? AND kind = 'lost-games'", (run_id,)))
+
+
+def overall_verdict(verdicts: list[ClauseVerdict]) -> str:
+    """The run's verdict: FAIL when any clause fails, else ERROR when any errored, else INCOMPLETE when any is
+    incomplete, else PASS when any passed; NONE when no clause was measured."""
+    states = {verdict.verdict for verdict in verdicts}
+    for state in (FAIL, ERROR, INCOMPLETE, PASS):
+        if state in states:
+            return state
+    return "NONE"
+
+
 def run_id_of(journal: Journal) -> str:
     runs = journal.rows("runs")
     if not runs:
@@ -100,18 +155,26 @@ def clause_verdicts(
         for clause_id in test["clauses"]:
             verdict = verdicts.setdefault(clause_id, ClauseVerdict(clause_id, NOT_TESTED))
             verdict.tests.append(test)
+    unfinished = unfinished_tests(journal, run_id, finals)
+    for test in unfinished:
+        for clause_id in test["clauses"]:
+            verdicts.setdefault(clause_id, ClauseVerdict(clause_id, NOT_TESTED)).tests.append(test)
     for row in measurements:
         for clause_id in row["clauses"]:
             verdicts.setdefault(clause_id, ClauseVerdict(clause_id, NOT_TESTED)).measurements.append(row)
     for verdict in verdicts.values():
         failed = [row for row in verdict.measurements if not row["passed"]]
         errored = [test for test in verdict.tests if test["outcome"] == "error"]
+        not_finished = [test for test in verdict.tests if test["outcome"] == UNFINISHED]
         if failed:
             verdict.verdict = FAIL
             verdict.reason = "; ".join(row["name"] for row in failed)
         elif errored:
             verdict.verdict = ERROR
             verdict.reason = _first_line(errored[0]["message"])
+        elif not_finished:
+            verdict.verdict = INCOMPLETE
+            verdict.reason = "; ".join(test["message"] for test in not_finished)
         elif verdict.measurements:
             verdict.verdict = PASS
         else:
@@ -206,7 +269,7 @@ def verdicts_of_run(run_dir: Path, catalogue: Catalogue, *, applicable: bool = F
 def _judge_by_testability(verdict: ClauseVerdict, catalogue: Catalogue) -> None:
     """ATTESTED or the NOT TESTED reason of a procedure or ``n/a`` clause no measurement cites; a procedure
     clause whose supporting measurements all passed is not PASS either (a person's check is what it needs)."""
-    if verdict.verdict in (FAIL, ERROR):
+    if verdict.verdict in (FAIL, ERROR, INCOMPLETE):
         return  # evidence against the equipment is shown whatever the clause's testability
     if verdict.measurements and verdict.testability == Testability.PROCEDURE.value:
         verdict.verdict = ATTESTED if verdict.attestations else NOT_TESTED
@@ -235,10 +298,10 @@ def _first_line(text: str) -> str:
 
 
 def exit_code(verdicts: list[ClauseVerdict]) -> int:
-    """0 when every tested clause passes, 1 when any fails, 2 when any errored."""
+    """0 when every tested clause passes, 1 when any fails, 2 when any errored or is incomplete."""
     states = {verdict.verdict for verdict in verdicts}
     if FAIL in states:
         return 1
-    if ERROR in states:
+    if ERROR in states or INCOMPLETE in states:
         return 2
     return 0

@@ -35,7 +35,13 @@ STRINGS: dict[str, dict[str, str]] = {
                      "en": "FAIL: at least one clause failed"},
     "overall_ERROR": {"pt": "ERRO: pelo menos uma cláusula não pôde ser ensaiada por erro",
                       "en": "ERROR: at least one clause could not be tested because of an error"},
+    "overall_INCOMPLETE": {"pt": "INCOMPLETO: pelo menos um ensaio previsto não chegou ao fim; "
+                                 "nenhuma conformidade é declarada",
+                           "en": "INCOMPLETE: at least one planned test did not finish; no compliance is stated"},
     "overall_NONE": {"pt": "Nenhuma cláusula foi ensaiada", "en": "No clause was tested"},
+    "lost_games": {"pt": "Jogos perdidos quando a execução foi interrompida (registados na retoma, não contados "
+                         "como resultados)",
+                   "en": "Games lost when the run was killed (journalled on resume, not counted as outcomes)"},
     "integrity": {"pt": "Integridade", "en": "Integrity"},
     "chain": {"pt": "Cadeia de hashes do diário", "en": "Journal hash chain"},
     "rows": {"pt": "linhas", "en": "rows"},
@@ -88,6 +94,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "verdict_PASS": {"pt": "CONFORME", "en": "PASS"},
     "verdict_FAIL": {"pt": "NÃO CONFORME", "en": "FAIL"},
     "verdict_ERROR": {"pt": "ERRO", "en": "ERROR"},
+    "verdict_INCOMPLETE": {"pt": "INCOMPLETO", "en": "INCOMPLETE"},
     "verdict_ATTESTED": {"pt": "ATESTADO", "en": "ATTESTED"},
     "verdict_NOT TESTED": {"pt": "NÃO ENSAIADO", "en": "NOT TESTED"},
     "measurement": {"pt": "Medição", "en": "Measurement"},

@@ -38,5 +38,7 @@ def html_to_pdf(html: str, target: Path, base_url: Path | None = None) -> Path:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     document = weasyprint.HTML(string=html, base_url=str(base_url) if base_url is not None else None)
-    document.write_pdf(target)
+    from bench.rundir import atomic_write_bytes
+
+    atomic_write_bytes(target, document.write_pdf())  # a kill leaves the old PDF or the new one, never half of one
     return target

@@ -52,7 +52,7 @@ from bench.evidence import (
 )
 from bench.journal import Journal
 from bench.profiles import Profile, load_profile_text
-from reports.clause_verdicts import ERROR, FAIL, PASS, VERDICTS, clause_verdicts, run_kinds
+from reports.clause_verdicts import ERROR, FAIL, INCOMPLETE, PASS, VERDICTS, clause_verdicts, lost_games, run_kinds
 
 DEFAULT_OPERATOR = "unknown operator"
 WIRE_CONTEXT_LINES = 3
@@ -236,6 +236,8 @@ class RunData:
     chain_head: str
     chain_intact: bool
     signed_fingerprint: str | None = None
+    lost_games: int = 0
+    """Games a killed session lost (result on the wire, not in the journal), journalled on resume."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -244,9 +246,10 @@ class RunData:
 
     @property
     def overall(self) -> str:
-        """FAIL, ERROR or PASS over the measured clauses; NONE when no clause was measured."""
+        """FAIL, ERROR, INCOMPLETE or PASS over the clauses (:func:`reports.clause_verdicts.overall_verdict`);
+        NONE when no clause was measured."""
         states = {row.verdict for row in self.clauses}
-        for state in (FAIL, ERROR, PASS):
+        for state in (FAIL, ERROR, INCOMPLETE, PASS):
             if state in states:
                 return state
         return "NONE"
@@ -313,6 +316,7 @@ def _load(journal: Journal, run_dir: Path, catalogue: Catalogue) -> RunData:
         chain_head=chain.head,
         chain_intact=chain.intact,
         signed_fingerprint=_manifest_fingerprint(run_dir),
+        lost_games=lost_games(journal, run_id),
     )
 
 

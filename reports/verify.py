@@ -10,7 +10,9 @@ Checks, each reported by name:
 * the journal's hash chain is intact and ends on the head and row count the manifest
   recorded: a journal cut short after its last row (``journal-truncated``) or grown
   since signing (``journal-extended``) is caught, not only an edited row;
-* every attachment the journal records exists with the hash the journal recorded.
+* every attachment the journal records exists with the hash the journal recorded;
+* the journal was closed: no ``journal.sqlite-wal`` or ``-shm`` is left beside it (``journal-open``);
+* a manifest without its signature (a signing killed between its renames) is unsigned, not intact.
 
 The journal is read from a private copy; verifying never changes the run directory.
 """
@@ -80,7 +82,17 @@ def verify_run(run_dir: Path, trusted_key: Ed25519PublicKey | None = None) -> Ve
         return result
     _check_files(run_dir, manifest, result)
     _check_journal(run_dir, manifest, result)
+    _check_journal_closed(run_dir, result)
     return result
+
+
+def _check_journal_closed(run_dir: Path, result: Verification) -> None:
+    """A signed run's journal was checkpointed and closed before signing: a write-ahead log or shared-memory
+    file beside it means a writer still has it open, or one was killed after signing."""
+    for name in SQLITE_SIDE_FILES:
+        if (run_dir / name).exists():
+            result.add("journal-open", name, "beside a finished run: the journal was not closed after signing "
+                                             "(a writer has it open, or was killed)")
 
 
 def _checked_manifest(run_dir: Path, trusted_key: Ed25519PublicKey | None, result: Verification) -> dict[str, Any] | None:

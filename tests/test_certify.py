@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -120,7 +121,8 @@ def test_existing_run_directory_is_not_overwritten(tmp_path: Path) -> None:
 
 
 def _spin_rows(run: Path) -> list[tuple[int, str, str]]:
-    with sqlite3.connect(f"file:{run / Journal.FILENAME}?mode=ro", uri=True) as db:
+    # closed at once: a reader left open keeps the journal's -wal/-shm beside the run, which verify flags
+    with closing(sqlite3.connect(f"file:{run / Journal.FILENAME}?mode=ro", uri=True)) as db:
         return db.execute(
             "SELECT idx, value, row_hash FROM observations WHERE stream = 'wheel/spins' ORDER BY idx"
         ).fetchall()
