@@ -44,7 +44,7 @@ certify: setup
 
 # Every test, on one pytest-xdist worker per core, handed out two at a time, the longest (marked slow) first.
 test: setup
-	$(BIN)/python -m pytest -n auto --dist load --maxschedchunk 2
+	$(BIN)/python -m pytest -n auto --dist load --maxschedchunk 2 --durations=10
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
