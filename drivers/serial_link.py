@@ -47,6 +47,18 @@ class DeviceError(RuntimeError):
         super().__init__(f"{port}: {what} failed after {len(attempts)} attempt(s): {detail}")
 
 
+class StaleReply(Exception):
+    """A well-formed reply that does not answer the request awaited: an earlier request's late reply, another
+    game's or transaction's frame (its number or echo does not match). Raised by an ``accept`` given to
+    :meth:`SerialLink.transact`, which discards the line, counts it (``stale_replies``), notes it in the wire
+    log, and reads on without spending an attempt. It is never a value."""
+
+    def __init__(self, reason: str, raw: bytes = b"") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
 class FrameError(ValueError):
     """A received frame is malformed (bad checksum, bad field); carries the raw bytes."""
 
@@ -102,6 +114,12 @@ class SerialLink:
         self._buffer = bytearray()
         self.reconnects = 0
         """How many times the link was closed and reopened after a link failure (evidence of disconnects)."""
+        self.stale_replies = 0
+        """Replies discarded because they answered another request (late, another game or transaction)."""
+        self.last_attempts = 0
+        """Attempts (requests sent, or reads begun) the last :meth:`transact` used; more than 1 after a retry."""
+        self.last_stale = 0
+        """Stale replies the last :meth:`transact` discarded."""
 
     # -- connection ---------------------------------------------------------
 
@@ -210,13 +228,19 @@ class SerialLink:
         """Send ``request`` and read lines until ``accept`` returns a value.
 
         ``accept`` returns ``None`` for a valid frame that is not the awaited
-        reply (an unsolicited status, say) and raises :class:`FrameError` for a
+        reply (an unsolicited status, say), raises :class:`StaleReply` for a
+        frame of the awaited kind that answers another request (its number or
+        echo does not match: discarded, counted in ``stale_replies`` and noted
+        in the wire log, never returned) and raises :class:`FrameError` for a
         garbled one. A timeout or a garbled reply costs one attempt; the
         request is sent again, after a reconnect if the port failed.
         """
         attempts: list[str] = []
         allowed = 1 + (self.settings.retries if retries is None else retries)
+        self.last_attempts = 0
+        self.last_stale = 0
         for _ in range(allowed):
+            self.last_attempts += 1
             try:
                 if not self.is_open:
                     self.open()  # a port that does not come back: DeviceError naming the open attempts
@@ -229,7 +253,14 @@ class SerialLink:
                     if line is None:
                         attempts.append(f"no reply within {timeout_s or self.settings.timeout_s:g} s")
                         break
-                    value = accept(line)
+                    try:
+                        value = accept(line)
+                    except StaleReply as stale:
+                        self.stale_replies += 1
+                        self.last_stale += 1
+                        self.wire_log.record("rx-discarded", line,
+                                             note=f"stale reply discarded while awaiting {what}: {stale.reason}")
+                        continue
                     if value is not None:
                         return value
             except FrameError as error:
