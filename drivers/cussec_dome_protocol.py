@@ -241,6 +241,8 @@ class RoundReader:
         self.key = str(number)
         self.header: Frame | None = None
         self.items: list[Frame] = []
+        self.stale_headers = 0
+        """Headers of another round's block (an earlier request's late reply) seen and skipped."""
 
     def reset(self) -> None:
         self.header, self.items = None, []
@@ -248,6 +250,7 @@ class RoundReader:
     def feed(self, frame: Frame) -> DomeRound | None:
         if frame.type == "RND":
             if frame.fields[:1] != (self.key,):
+                self.stale_headers += 1  # another round's block (a late reply): counted, discarded by the driver
                 return None
             _fields(frame, "RND", 9, _HEADER)
             whole_number(frame, 8, "zone count")

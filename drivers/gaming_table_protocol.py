@@ -251,6 +251,8 @@ class BlockReader:
         self.key = key
         self.header: Frame | None = None
         self.items: list[Frame] = []
+        self.stale_headers = 0
+        """Headers of another request's block (an earlier request's late reply) seen and skipped."""
 
     def reset(self) -> None:
         """Drop a part-read block (a frame of it arrived garbled): wait for the repeated reply."""
@@ -263,6 +265,7 @@ class BlockReader:
     def feed(self, frame: Frame) -> tuple[Frame, list[Frame]] | None:
         if frame.type == self.header_type:
             if self.key is not None and (not frame.fields or frame.fields[0] != self.key):
+                self.stale_headers += 1  # counted; the driver discards the frame as stale
                 return None  # a block for another request (a stale reply): not ours
             self.header, self.items = frame, []
             self._count()

@@ -83,10 +83,10 @@ class SerialRouletteWheel(RouletteWheel):
         return reply_acceptor(decode, frame_type, "wheel", matches=matches)
 
     def identify(self) -> WheelIdentity:
-        return parse_identity(self.link.transact(encode("ID?"), self._expect("ID"), what="identify"))
+        return parse_identity(self.link.transact(encode("ID?"), self._expect("ID"), what="identify", settle=True))
 
     def layout(self) -> tuple[int, ...]:
-        frame = self.link.transact(encode("LAYOUT?"), self._expect("LAYOUT"), what="read layout")
+        frame = self.link.transact(encode("LAYOUT?"), self._expect("LAYOUT"), what="read layout", settle=True)
         try:
             return tuple(int(field) for field in frame.fields)
         except ValueError as error:
@@ -127,9 +127,9 @@ class SerialRouletteWheel(RouletteWheel):
         floor = self._last_game
 
         def matches(ack: Frame) -> str | None:
-            if len(ack.fields) == 2 and ack.fields[0] == "SPIN" and ack.fields[1].isdigit():
-                if int(ack.fields[1]) <= floor:
-                    return f"ACK names game {ack.fields[1]}, not after game {floor} already seen"
+            echoed = len(ack.fields) == 2 and ack.fields[0] == "SPIN" and ack.fields[1].isdigit()
+            if echoed and int(ack.fields[1]) <= floor:
+                return f"ACK names game {ack.fields[1]}, not after game {floor} already seen"
             return None
 
         try:
