@@ -132,10 +132,10 @@ class SerialCussecDome(CussecDome):
             reader = RoundReader(number)
 
             def feed(frame: Frame) -> DomeRound | None:
-                stale = reader.stale_headers
+                stale = reader.stale_frames
                 result = reader.feed(frame)
-                if reader.stale_headers > stale:  # another round's block: discarded and counted by the link
-                    raise StaleReply(f"RND of round {','.join(frame.fields[:1])}, not round {number}", frame.raw)
+                if reader.stale_frames > stale:  # another round's block: discarded and counted by the link
+                    raise StaleReply(f"{frame.type} of another round than round {number}", frame.raw)
                 return result
 
             return self.exchanges.block(encode("ROUND?", number), feed, reader.reset, what,

@@ -119,10 +119,10 @@ class SerialGamingTable(GamingTable):
                may_be_unplayed: bool = False) -> T | object:
         """A block query whose whole block is parsed by ``parse`` (:meth:`NumberedExchanges.block`)."""
         def feed(frame: Frame) -> T | None:
-            stale = reader.stale_headers
+            stale = reader.stale_frames
             block = reader.feed(frame)
-            if reader.stale_headers > stale:  # another request's block: discarded and counted by the link
-                raise StaleReply(f"{frame.type} {','.join(frame.fields[:1])} is not the block asked for", frame.raw)
+            if reader.stale_frames > stale:  # another request's block: discarded and counted by the link
+                raise StaleReply(f"{frame.type} of another block than the one asked for", frame.raw)
             return None if block is None else parse(*block)
 
         return self.exchanges.block(request, feed, reader.reset, what, may_be_unplayed=may_be_unplayed)
