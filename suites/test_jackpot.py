@@ -42,10 +42,14 @@ from bench.evidence import JackpotPath
 from bench.games.poker_hands import Category
 from bench.games.poquer_sem_descarte import JACKPOT_P461, START_MULTIPLE, PrizeBasis, settle_jackpot
 from drivers.jackpot import Hit
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 
 BETS_STREAM = "jackpot/bets"
 BETS_NODEID = "suites/test_jackpot.py::bets"
+NO_READ_STREAM = "jackpot/no-reads"
+"""Bets whose values, registration or display the driver could not read within its retry budget
+(fixtures.no_reads: at most 5 % of the planned bets, at least 1)."""
 ROUNDS_STREAM = "jackpot/prize-rounds"
 ROUNDS_NODEID = "suites/test_jackpot.py::test_prize_rounds"
 
@@ -142,14 +146,20 @@ def bets(bench: BenchSession, jackpot_display: Any) -> ObservationStream:
     driver = jackpot_display.driver
     count = driver.configuration().levels
 
-    def one_bet() -> tuple[dict[str, Any], str, str | None]:
+    no_reads = NoReads(bench, NO_READ_STREAM, BETS_NODEID, options.bets, jackpot_display.name, "bets")
+
+    def bet_once() -> dict[str, Any]:
         before = driver.values().values
         after = driver.register_bet(options.jackpot_bet_cents, options.table)
         shown = [driver.display(level) for level in range(1, count + 1)]
-        value = {"amount": options.jackpot_bet_cents, "before": list(before), "after": list(after),
-                 "display": [reading.amount_cents for reading in shown],
-                 "display_text": [reading.text for reading in shown]}
-        return value, jackpot_display.name, None
+        return {"amount": options.jackpot_bet_cents, "before": list(before), "after": list(after),
+                "display": [reading.amount_cents for reading in shown],
+                "display_text": [reading.text for reading in shown]}
+
+    def one_bet() -> tuple[dict[str, Any], str, str | None]:
+        # a bet whose values, registration or display could not be read is a counted no-read: the next bet reads
+        # its own "before" afresh, so a bet registered without its reply is never misattributed
+        return no_reads.taking(bet_once)(), jackpot_display.name, None
 
     return collect_observations(bench, BETS_STREAM, BETS_NODEID, options.bets, one_bet, "jackpot bets")
 
