@@ -35,7 +35,7 @@ FAIR_CELLS = [  # (device, fault kind, rate, fault seed, smaller samples)
     ("wheel", "late", 0.10, 2, {"spins": 150}),
     ("wheel", "mixed", 0.20, 3, {"spins": 150}),
     ("jackpot", "mixed", 0.20, 2, {"bets": 30}),
-    ("rng", "mixed", 0.10, 2, {"nist_sequences": 10, "draws": 1500}),
+    ("rng", "mixed", 0.10, 2, {"draws": 1500}),
 ]
 
 
