@@ -197,7 +197,8 @@ def exact_keeping_departures(rows: list[dict[str, Any]], index: int, percent: Fr
 
 
 @pytest.mark.clause(*INCREMENT)
-def test_every_bet_adds_the_approved_percentage(jackpot_display: Any, bets: ObservationStream, measure: Any) -> None:
+def test_every_bet_adds_the_approved_percentage(jackpot_display: Any, bets: ObservationStream, bench: BenchSession,
+                                               measure: Any) -> None:
     """Every jackpot bet adds the approved percentage of it to every level, to the cent (fractions kept).
 
     The percentage is the approved one (a controller declaring another fails the configuration test)."""
@@ -212,7 +213,8 @@ def test_every_bet_adds_the_approved_percentage(jackpot_display: Any, bets: Obse
                 unit="bets", high=0, clauses=_clauses(jackpot_display, "increment"), sample_size=len(rows),
                 method=("value before and after each BET (VAL, ACK) against floor(V + f + contributions), one "
                         "carried fraction of a cent f in [0, 1) per chain of bets; exact arithmetic"),
-                details=found | {"percent": format(approved, "f"), "first_departures": departures[:20]},
+                details=found | {"percent": format(approved, "f"), "first_departures": departures[:20],
+                                 "no_read_bets": bench.stream(NO_READ_STREAM, BETS_NODEID).count},
                 series=[_series(rows, index, approved)])
 
 
@@ -228,7 +230,8 @@ def _series(rows: list[dict[str, Any]], index: int, percent: Decimal) -> Jackpot
 
 
 @pytest.mark.clause(*DISPLAY)
-def test_display_shows_the_controller_value(jackpot_display: Any, bets: ObservationStream, measure: Any) -> None:
+def test_display_shows_the_controller_value(jackpot_display: Any, bets: ObservationStream, bench: BenchSession,
+                                           measure: Any) -> None:
     """After every bet the display shows, to the cent, the value the controller holds for every level."""
     rows = bets.values()
     levels = len(rows[0]["after"]) if rows else 0
@@ -239,7 +242,8 @@ def test_display_shows_the_controller_value(jackpot_display: Any, bets: Observat
         measure(f"level {index + 1}: bets after which the display differs from the controller", len(wrong),
                 unit="bets", high=0, clauses=_clauses(jackpot_display, "display"), sample_size=len(rows),
                 method="display read back (DISP, amount parsed from its text) after each BET, against the ACK value",
-                details={"first_differences": wrong[:20]})
+                details={"first_differences": wrong[:20],
+                         "no_read_bets": bench.stream(NO_READ_STREAM, BETS_NODEID).count})
 
 
 # -- prize rules ---------------------------------------------------------------------------------
