@@ -29,9 +29,9 @@ from drivers.cussec_dome_protocol import (
     parse_status,
     parse_tx,
 )
-from drivers.line_frame import DeviceIdentity, parse_identity
+from drivers.line_frame import DeviceIdentity, Frame, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
-from drivers.serial_link import DeviceError, SerialLink
+from drivers.serial_link import DeviceError, SerialLink, StaleReply
 
 DomeIdentity = DeviceIdentity  # what the controller says it is (frame ``ID``)
 
@@ -130,7 +130,15 @@ class SerialCussecDome(CussecDome):
 
         def read_once() -> DomeRound | object:
             reader = RoundReader(number)
-            return self.exchanges.block(encode("ROUND?", number), reader.feed, reader.reset, what,
+
+            def feed(frame: Frame) -> DomeRound | None:
+                stale = reader.stale_frames
+                result = reader.feed(frame)
+                if reader.stale_frames > stale:  # another round's block: discarded and counted by the link
+                    raise StaleReply(f"{frame.type} of another round than round {number}", frame.raw)
+                return result
+
+            return self.exchanges.block(encode("ROUND?", number), feed, reader.reset, what,
                                         may_be_unplayed=True)
 
         return self.exchanges.until_played(read_once, what, self.round_timeout_s, self.poll_s)

@@ -241,6 +241,9 @@ class RoundReader:
         self.key = str(number)
         self.header: Frame | None = None
         self.items: list[Frame] = []
+        self.stale_frames = 0
+        """Frames of another round's block (an earlier request's late reply: RND, ZONE or END naming another round)
+        seen and skipped."""
 
     def reset(self) -> None:
         self.header, self.items = None, []
@@ -248,12 +251,17 @@ class RoundReader:
     def feed(self, frame: Frame) -> DomeRound | None:
         if frame.type == "RND":
             if frame.fields[:1] != (self.key,):
+                self.stale_frames += 1  # another round's block (a late reply): counted, discarded by the driver
                 return None
             _fields(frame, "RND", 9, _HEADER)
             whole_number(frame, 8, "zone count")
             self.header, self.items = frame, []
             return None
         if self.header is None:
+            return None
+        if (frame.type == "ZONE" and frame.fields[:1] != (self.key,)) or (
+                frame.type == "END" and frame.fields[:1] == ("RND",) and frame.fields[1:2] != (self.key,)):
+            self.stale_frames += 1  # a frame of another round's block (a late reply): counted, discarded
             return None
         if frame.type == "ZONE":
             expected = len(self.items) + 1

@@ -30,7 +30,7 @@ from drivers.gaming_table_protocol import (
 )
 from drivers.line_frame import DeviceIdentity, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
-from drivers.serial_link import FrameError, SerialLink
+from drivers.serial_link import FrameError, SerialLink, StaleReply
 
 T = TypeVar("T")
 TableIdentity = DeviceIdentity  # what the table says it is (frame ``ID``)
@@ -119,7 +119,10 @@ class SerialGamingTable(GamingTable):
                may_be_unplayed: bool = False) -> T | object:
         """A block query whose whole block is parsed by ``parse`` (:meth:`NumberedExchanges.block`)."""
         def feed(frame: Frame) -> T | None:
+            stale = reader.stale_frames
             block = reader.feed(frame)
+            if reader.stale_frames > stale:  # another request's block: discarded and counted by the link
+                raise StaleReply(f"{frame.type} of another block than the one asked for", frame.raw)
             return None if block is None else parse(*block)
 
         return self.exchanges.block(request, feed, reader.reset, what, may_be_unplayed=may_be_unplayed)

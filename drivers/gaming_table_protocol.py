@@ -251,10 +251,21 @@ class BlockReader:
         self.key = key
         self.header: Frame | None = None
         self.items: list[Frame] = []
+        self.stale_frames = 0
+        """Frames of another request's block (an earlier request's late reply: a header, item or END naming another
+        round) seen and skipped."""
 
     def reset(self) -> None:
         """Drop a part-read block (a frame of it arrived garbled): wait for the repeated reply."""
         self.header, self.items = None, []
+
+    def _foreign(self, frame: Frame) -> bool:
+        """Whether an item or ``END`` names another block's key (round items carry the round first)."""
+        if frame.type == self.item_type and self.header_type == "RND":
+            return bool(frame.fields) and frame.fields[0] != self.key
+        if frame.type == "END":
+            return len(frame.fields) >= 2 and frame.fields[0] == self.header_type and frame.fields[1] != self.key
+        return False
 
     def _count(self) -> int:
         assert self.header is not None
@@ -263,11 +274,15 @@ class BlockReader:
     def feed(self, frame: Frame) -> tuple[Frame, list[Frame]] | None:
         if frame.type == self.header_type:
             if self.key is not None and (not frame.fields or frame.fields[0] != self.key):
+                self.stale_frames += 1  # counted; the driver discards the frame as stale
                 return None  # a block for another request (a stale reply): not ours
             self.header, self.items = frame, []
             self._count()
             return None
         if self.header is None:
+            return None
+        if self.key is not None and self._foreign(frame):
+            self.stale_frames += 1  # an item or END of another round's block: counted, discarded by the driver
             return None
         if frame.type == self.item_type:
             expected = len(self.items) + 1

@@ -133,8 +133,9 @@ class SerialJackpotController(JackpotController):
 
     # -- exchanges ---------------------------------------------------------------------------------
 
-    def _query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str) -> T:
-        return self.exchanges.query(request, frame_type, parse, what)
+    def _query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str,
+               matches: Callable[[Frame], str | None] | None = None, settle: bool | None = None) -> T:
+        return self.exchanges.query(request, frame_type, parse, what, matches, settle)
 
     def _transaction(self, request: str, *fields: object, reply_type: str, parse: Callable[[Frame], T],
                      what: str) -> T:
@@ -167,14 +168,16 @@ class SerialJackpotController(JackpotController):
         count = self._level_count()
         for _ in range(1 + self.link.settings.retries):
             states = tuple(self._query(encode("LEVEL?", level), "LEVEL", lambda f, n=level: parse_level(f, n),
-                                       f"read level {level}") for level in range(1, count + 1))
+                                       f"read level {level}", self.exchanges.echoes((0, str(level)), tx_at=4))
+                           for level in range(1, count + 1))
             if len({state.tx for state in states}) == 1:
                 return states
         raise FrameError("levels changed while they were being read", b"")
 
     def values(self) -> LevelValues:
         count = self._level_count()
-        return self._query(encode("VAL?"), "VAL", lambda frame: parse_values(frame, count), "read values")
+        return self._query(encode("VAL?"), "VAL", lambda frame: parse_values(frame, count), "read values",
+                           self.exchanges.echoes(tx_at=0))
 
     def register_bet(self, amount_cents: int, table: int = 1) -> tuple[int, ...]:
         if not isinstance(amount_cents, int) or isinstance(amount_cents, bool) or amount_cents <= 0:
@@ -199,8 +202,9 @@ class SerialJackpotController(JackpotController):
 
     def display(self, level: int = 1) -> DisplayReading:
         self._check_level(level)
+        # the level is echoed, but two readings of one level are told apart by nothing: settle first
         return self._query(encode("DISP?", level), "DISP", lambda frame: parse_display(frame, level),
-                           f"read display of level {level}")
+                           f"read display of level {level}", self.exchanges.echoes((0, str(level))), settle=True)
 
     def pay_table(self) -> PayTable:
         return self._query(encode("PAYTABLE?"), "PAYTABLE", parse_pay_table, "read pay table")
@@ -214,7 +218,7 @@ class SerialJackpotController(JackpotController):
         return value
 
     def status(self) -> JackpotStatus:
-        return self._query(encode("STATUS?"), "STATUS", parse_status, "read status")
+        return self._query(encode("STATUS?"), "STATUS", parse_status, "read status", self.exchanges.echoes(tx_at=0))
 
     def close(self) -> None:
         self.link.close()

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from drivers.serial_link import FrameError
+from drivers.serial_link import FrameError, StaleReply
 
 T = TypeVar("T")
 
@@ -120,15 +120,21 @@ def raise_if_refused(frame: Frame, device: str) -> None:
 
 def reply_acceptor(
     decode_line: Callable[[bytes], Frame], frame_type: str, device: str,
-    parse: Callable[[Frame], T] | None = None,
+    parse: Callable[[Frame], T] | None = None, matches: Callable[[Frame], str | None] | None = None,
 ) -> Callable[[bytes], T | Frame | None]:
-    """An ``accept`` for :meth:`SerialLink.transact`: the awaited frame (parsed), None for others, NAK raised."""
+    """An ``accept`` for :meth:`SerialLink.transact`: the awaited frame (parsed), None for others, NAK raised.
+
+    ``matches`` ties the reply to its request: it returns ``None`` when the frame's echo or number is the
+    request's, else the reason it is not (an earlier request's late reply): such a frame raises
+    :class:`StaleReply`, so the link discards and counts it and reads on."""
 
     def accept(line: bytes) -> T | Frame | None:
         frame = decode_line(line)
         raise_if_refused(frame, device)
         if frame.type != frame_type:
             return None
+        if matches is not None and (reason := matches(frame)) is not None:
+            raise StaleReply(reason, frame.raw)
         return parse(frame) if parse is not None else frame
 
     return accept

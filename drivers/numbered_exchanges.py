@@ -11,6 +11,14 @@ may or may not have acted).
 A block (a header, numbered items, ``END``) is taken only whole: a garbled frame or a broken sequence makes
 the block be asked for again. A device asked for a round it has not finished answers ``NOT_PLAYED``; the
 bench polls until the round is played or its time is up.
+
+Every reply is matched to its request: a transaction's reply must echo its ``tx``, a query's the
+number or echo its caller names (``matches``: the level or page asked for, a last transaction no
+earlier than the bench's), a block's header the round asked for. A reply of the awaited type that
+fails the match is an earlier request's late reply: discarded and counted (the link's
+``stale_replies``, ``rx-discarded`` in the wire log), never the answer. A query whose reply carries
+nothing to match first waits out the late replies of any attempt that timed out
+(:meth:`SerialLink.settle`).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol, TypeVar
 
 from drivers.line_frame import Frame, raise_if_refused
-from drivers.serial_link import DeviceError, FrameError, SerialLink
+from drivers.serial_link import DeviceError, FrameError, SerialLink, StaleReply
 
 T = TypeVar("T")
 
@@ -70,13 +78,52 @@ class NumberedExchanges:
             raise_if_refused(frame, self.device)
         return frame
 
-    def query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str) -> T:
-        """Send a query (it changes nothing, so it may be repeated freely); its ``frame_type`` reply, parsed."""
+    @property
+    def last_tx(self) -> int | None:
+        """The device's last transaction number as the bench knows it (None until read, and after a failure)."""
+        return self._tx
+
+    @property
+    def stale_replies(self) -> int:
+        """Replies discarded because they answered another request (the link's count)."""
+        return self.link.stale_replies
+
+    def echoes(self, *expected: tuple[int, str], tx_at: int | None = None) -> Callable[[Frame], str | None]:
+        """A ``matches`` for :meth:`query`: the reply's field ``index`` must be ``value`` for each ``(index,
+        value)`` (the level or page asked for), and the last transaction number in field ``tx_at`` must not be
+        earlier than the one the bench knows (a reply from before the last transaction is stale). Fields that
+        do not parse are left to the parser (a garbled reply, not a stale one)."""
+        known = self._tx
+
+        def matches(frame: Frame) -> str | None:
+            for index, value in expected:
+                if -len(frame.fields) <= index < len(frame.fields) and frame.fields[index] != value:
+                    return f"{frame.type} field {index + 1} is {frame.fields[index]!r}, not {value!r} as asked"
+            if tx_at is not None and known is not None and -len(frame.fields) <= tx_at < len(frame.fields):
+                text = frame.fields[tx_at]
+                if text.isdigit() and int(text) < known:
+                    return f"{frame.type} reports transaction {text}, before transaction {known}"
+            return None
+
+        return matches
+
+    def query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str,
+              matches: Callable[[Frame], str | None] | None = None, settle: bool | None = None) -> T:
+        """Send a query (it changes nothing, so it may be repeated freely); its ``frame_type`` reply, parsed.
+
+        ``matches`` returns None when the reply's echo or number is this request's, else why it is not (the
+        reply is then discarded as stale and counted). Without it (or with ``settle``: the echo does not tell
+        two replies to the same request apart, as a display text) the link first waits out late replies to
+        earlier timed-out attempts."""
         def accept(line: bytes) -> T | None:
             frame = self.decode(line)
-            return parse(frame) if frame.type == frame_type else None
+            if frame.type != frame_type:
+                return None
+            if matches is not None and (reason := matches(frame)) is not None:
+                raise StaleReply(reason, frame.raw)
+            return parse(frame)
 
-        return self.link.transact(request, accept, what=what)
+        return self.link.transact(request, accept, what=what, settle=matches is None if settle is None else settle)
 
     def block(self, request: bytes, feed: Callable[[Frame], T | None], restart: Callable[[], None], what: str, *,
               may_be_unplayed: bool = False) -> T | _NotPlayed:
@@ -124,8 +171,11 @@ class NumberedExchanges:
 
         def accept(line: bytes) -> T | None:
             frame = self.decode(line)
-            if frame.type not in replies or parse_tx(frame) != tx:
-                return None  # an unsolicited or stale frame: not this transaction's answer
+            if frame.type not in replies:
+                return None  # an unsolicited frame: not this transaction's answer
+            answered = parse_tx(frame)
+            if answered != tx:
+                raise StaleReply(f"{frame.type} answers transaction {answered}, not {tx}", frame.raw)
             return replies[frame.type](frame)
 
         try:

@@ -180,20 +180,28 @@ class SasSlotMachine(SlotMachine):
     def _exchange(self, request: bytes, read_reply: Callable[[], T], what: str) -> T:
         attempts: list[str] = []
         for _ in range(1 + self.link.settings.retries):
+            sent_at = time.monotonic()
             try:
                 if not self.link.is_open:
                     self.link.open()
+                # SAS replies carry no sequence number: a late reply to a poll that timed out must never be read
+                # as this poll's (the same long poll's meters from before, say): wait it out and discard it
+                self.link.settle()
                 self.transport.discard_input()
+                sent_at = time.monotonic()
                 self.transport.send(request, note=what)
                 value = read_reply()
             except _NoReply as error:
                 self.timeouts += 1
                 self._not_answered()
                 attempts.append(str(error))
+                self.link.late_reply_possible(sent_at)
             except FrameError as error:
                 self.garbled_frames += 1
                 if "CRC mismatch" in str(error):
                     self.crc_errors += 1
+                if "cut short" in str(error):  # the rest of the reply may still come
+                    self.link.late_reply_possible(sent_at)
                 attempts.append(f"garbled reply ({error})")
                 self.transport.discard_input()
             except LINK_FAILURES as error:

@@ -35,6 +35,11 @@ from a flush or drain on a pseudo-terminal whose other end hung up is not an OSE
 
 T = TypeVar("T")
 
+LATE_REPLY_WINDOW = 4.0
+"""A reply later than this many link timeouts after its request is outside every protocol's timing: after an
+attempt that timed out, a query whose reply carries no number or echo tying it to its request first waits
+until that window has passed, and discards (and counts) whatever arrived (:meth:`SerialLink.settle`)."""
+
 
 class DeviceError(RuntimeError):
     """The device did not give a valid answer within the allowed attempts."""
@@ -45,6 +50,18 @@ class DeviceError(RuntimeError):
         self.attempts = attempts
         detail = "; ".join(f"attempt {index}: {reason}" for index, reason in enumerate(attempts, start=1))
         super().__init__(f"{port}: {what} failed after {len(attempts)} attempt(s): {detail}")
+
+
+class StaleReply(Exception):
+    """A well-formed reply that does not answer the request awaited: an earlier request's late reply, another
+    game's or transaction's frame (its number or echo does not match). Raised by an ``accept`` given to
+    :meth:`SerialLink.transact`, which discards the line, counts it (``stale_replies``), notes it in the wire
+    log, and reads on without spending an attempt. It is never a value."""
+
+    def __init__(self, reason: str, raw: bytes = b"") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
 
 
 class FrameError(ValueError):
@@ -102,6 +119,13 @@ class SerialLink:
         self._buffer = bytearray()
         self.reconnects = 0
         """How many times the link was closed and reopened after a link failure (evidence of disconnects)."""
+        self.stale_replies = 0
+        """Replies discarded because they answered another request (late, another game or transaction)."""
+        self.last_attempts = 0
+        """Attempts (requests sent, or reads begun) the last :meth:`transact` used; more than 1 after a retry."""
+        self.last_stale = 0
+        """Stale replies the last :meth:`transact` discarded."""
+        self._late_until = 0.0
 
     # -- connection ---------------------------------------------------------
 
@@ -198,6 +222,33 @@ class SerialLink:
                 self.wire_log.record("rx-discarded", stale)
         self._buffer.clear()
 
+    def late_reply_possible(self, sent_at: float) -> None:
+        """An attempt sent at ``sent_at`` (monotonic) got no reply in time: its reply may still come, until
+        :data:`LATE_REPLY_WINDOW` link timeouts after it was sent (a query's reply is due within one)."""
+        self._late_until = max(self._late_until, sent_at + LATE_REPLY_WINDOW * self.settings.timeout_s)
+
+    def settle(self) -> int:
+        """Before a request whose reply nothing ties to it: wait until no late reply to an earlier timed-out attempt
+        can still come, and discard what arrived (counted in ``stale_replies``); the number of lines discarded."""
+        remaining = self._late_until - time.monotonic()
+        if remaining <= 0 or self._port is None:
+            return 0
+        self.wire_log.record("event", b"", note=f"waiting {remaining:.2f} s for late replies before the next query")
+        time.sleep(remaining)
+        self._late_until = 0.0
+        try:
+            stale = bytes(self._buffer) + self._port.read(self._port.in_waiting or 0)
+        except LINK_FAILURES as error:
+            stale = bytes(self._buffer)
+            self.wire_log.record("event", b"", note=f"cannot discard input: {error}")
+        self._buffer.clear()
+        if not stale:
+            return 0
+        lines = max(1, stale.count(b"\n"))
+        self.stale_replies += lines
+        self.wire_log.record("rx-discarded", stale, note=f"{lines} late reply line(s) discarded before the next query")
+        return lines
+
     def transact(
         self,
         request: bytes | None,
@@ -206,30 +257,53 @@ class SerialLink:
         what: str,
         timeout_s: float | None = None,
         retries: int | None = None,
+        settle: bool = False,
     ) -> T:
         """Send ``request`` and read lines until ``accept`` returns a value.
 
         ``accept`` returns ``None`` for a valid frame that is not the awaited
-        reply (an unsolicited status, say) and raises :class:`FrameError` for a
+        reply (an unsolicited status, say), raises :class:`StaleReply` for a
+        frame of the awaited kind that answers another request (its number or
+        echo does not match: discarded, counted in ``stale_replies`` and noted
+        in the wire log, never returned) and raises :class:`FrameError` for a
         garbled one. A timeout or a garbled reply costs one attempt; the
-        request is sent again, after a reconnect if the port failed.
+        request is sent again, after a reconnect if the port failed. With
+        ``settle`` (a reply that carries nothing tying it to its request, such
+        as an identity or a display text) the link first waits out any late
+        reply to an earlier timed-out attempt (:meth:`settle`).
         """
         attempts: list[str] = []
         allowed = 1 + (self.settings.retries if retries is None else retries)
+        self.last_attempts = 0
+        self.last_stale = 0
         for _ in range(allowed):
+            self.last_attempts += 1
             try:
                 if not self.is_open:
                     self.open()  # a port that does not come back: DeviceError naming the open attempts
+                if settle:
+                    self.settle()
+                sent_at = time.monotonic()
                 if request is not None:
                     self.write_line(request)
-                deadline = time.monotonic() + (self.settings.timeout_s if timeout_s is None else timeout_s)
+                wait_s = self.settings.timeout_s if timeout_s is None else timeout_s
+                deadline = time.monotonic() + wait_s
                 while True:
                     remaining = deadline - time.monotonic()
                     line = self.read_line(timeout_s=max(0.0, remaining))
                     if line is None:
-                        attempts.append(f"no reply within {timeout_s or self.settings.timeout_s:g} s")
+                        attempts.append(f"no reply within {wait_s:g} s")
+                        if request is not None:
+                            self.late_reply_possible(sent_at)
                         break
-                    value = accept(line)
+                    try:
+                        value = accept(line)
+                    except StaleReply as stale:
+                        self.stale_replies += 1
+                        self.last_stale += 1
+                        self.wire_log.record("rx-discarded", line,
+                                             note=f"stale reply discarded while awaiting {what}: {stale.reason}")
+                        continue
                     if value is not None:
                         return value
             except FrameError as error:

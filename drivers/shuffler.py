@@ -162,8 +162,9 @@ class SerialCardShuffler(CardShuffler):
 
     # -- exchanges ---------------------------------------------------------------------------------
 
-    def _query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str) -> T:
-        return self.exchanges.query(request, frame_type, parse, what)
+    def _query(self, request: bytes, frame_type: str, parse: Callable[[Frame], T], what: str,
+               matches: Callable[[Frame], str | None] | None = None) -> T:
+        return self.exchanges.query(request, frame_type, parse, what, matches)
 
     def _transaction(self, request: str, *fields: object, reply_type: str, parse: Callable[[Frame], T],
                      what: str, timeout_s: float | None = None) -> T | Stop:
@@ -177,8 +178,10 @@ class SerialCardShuffler(CardShuffler):
         pages: list[Page] = []
         number, total = 1, 1
         while number <= total:
+            echo = ((0, kind), (1, str(number))) if request == "INV?" else ((0, str(number)),)
             page = self._query(encode(request, *selector, number), "INV" if request == "INV?" else "TRAY",
-                               lambda frame, n=number: parse_page(frame, kind, n), f"read {kind} page {number}")
+                               lambda frame, n=number: parse_page(frame, kind, n), f"read {kind} page {number}",
+                               self.exchanges.echoes(*echo, tx_at=len(echo) + 2))
             if pages and (page.count, page.tx, page.pages) != (pages[0].count, pages[0].tx, pages[0].pages):
                 raise FrameError(f"{kind} page {number} is from another machine state than page 1", page.raw)
             pages.append(page)
@@ -192,7 +195,7 @@ class SerialCardShuffler(CardShuffler):
         return self._query(encode("ID?"), "ID", parse_identity, "identify")
 
     def status(self) -> ShufflerStatus:
-        return self._query(encode("STATUS?"), "STATUS", parse_status, "read status")
+        return self._query(encode("STATUS?"), "STATUS", parse_status, "read status", self.exchanges.echoes(tx_at=8))
 
     def set_mode(self, mode: Mode) -> Ack | Stop:
         return self._transaction("MODE", Mode(mode).value, reply_type="ACK", what=f"set mode {Mode(mode).value}",

@@ -36,12 +36,16 @@ import pytest
 from bench.games.cussec import winning_zones
 from drivers.cussec_dome_protocol import DomeRound
 from fixtures.frames import keep_frames
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.dice import dice_fairness_tests
 from rng_tests.fairness.multiple_testing import adjust
 
 ROUNDS_STREAM = "cussec-dome/rounds"
 ROUNDS_NODEID = "suites/test_cussec_dome.py::rounds"
+NO_READ_STREAM = "cussec-dome/no-reads"
+"""Rounds whose play or read failed within the driver's retry budget (fixtures.no_reads: at most 5 % of the
+planned rounds, at least 1); the next round is played, a lost one is never guessed."""
 LAMP_CLAUSE = "p217-2007/cussec/4"
 ZONES_CLAUSE = "p217-2007/cussec/5"
 DICE_CLAUSE = "p217-2007/cussec/1"
@@ -63,8 +67,10 @@ def rounds(bench: BenchSession, cussec_dome: Any) -> list[dict[str, Any]]:
     policy = cussec_dome.equipment.camera.keep_frames
     dome, camera = cussec_dome.driver, cussec_dome.camera
 
+    no_reads = NoReads(bench, NO_READ_STREAM, ROUNDS_NODEID, options.rounds, cussec_dome.name, "rounds")
+
     def one_round() -> tuple[dict[str, Any], str, str | None]:
-        played = dome.next_round(command=options.command_rounds)
+        played = no_reads.taking(lambda: dome.next_round(command=options.command_rounds))()
         throw = camera.next_throw()
         label = f"round {played.round}"
         if throw.accepted:

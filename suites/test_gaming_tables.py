@@ -40,7 +40,7 @@ A test of a game the table does not play is skipped with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -61,10 +61,14 @@ from bench.games.stakes import (
 from bench.profiles.gaming_table import limit_table
 from drivers.gaming_table import TableConfiguration, TableRound
 from drivers.gaming_table_protocol import TableBet
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 
 ROUNDS_STREAM = "gaming-table/rounds"
 ROUNDS_NODEID = "suites/test_gaming_tables.py::rounds"
+NO_READ_STREAM = "gaming-table/no-reads"
+"""Reads of a round that failed within the driver's retry budget (fixtures.no_reads: at most 5 % of the planned
+rounds, at least 1); the round is asked for again, never guessed."""
 SHOWN = 5
 """Disagreements shown in a measurement's details (all are counted)."""
 P217 = "p217-2007"
@@ -153,13 +157,21 @@ def configuration(gaming_table: Any) -> TableConfiguration:
 def rounds(bench: BenchSession, gaming_table: Any, configuration: TableConfiguration) -> list[TableRound]:
     """``options.rounds`` rounds, each committed to the journal as it is read (resumable)."""
     table = gaming_table.driver
-    reader: Iterator[TableRound] | None = None
+    no_reads = NoReads(bench, NO_READ_STREAM, ROUNDS_NODEID, gaming_table.equipment.options.rounds,
+                       gaming_table.name, "rounds")
+    following: int | None = None
+
+    def read_next() -> TableRound:
+        """The next round the table plays; a round not read within the retry budget is asked for again."""
+        nonlocal following
+        if following is None:
+            following = table.last_round() + 1
+        played = table.read_round(following)
+        following += 1
+        return played
 
     def one_round() -> tuple[dict[str, Any], str, str | None]:
-        nonlocal reader
-        if reader is None:
-            reader = table.rounds()
-        return next(reader).to_json(), gaming_table.name, None
+        return no_reads.taking(read_next)().to_json(), gaming_table.name, None
 
     stream: ObservationStream = collect_observations(bench, ROUNDS_STREAM, ROUNDS_NODEID,
                                                      gaming_table.equipment.options.rounds, one_round, "table rounds")

@@ -42,10 +42,14 @@ from bench.evidence import JackpotPath
 from bench.games.poker_hands import Category
 from bench.games.poquer_sem_descarte import JACKPOT_P461, START_MULTIPLE, PrizeBasis, settle_jackpot
 from drivers.jackpot import Hit
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 
 BETS_STREAM = "jackpot/bets"
 BETS_NODEID = "suites/test_jackpot.py::bets"
+NO_READ_STREAM = "jackpot/no-reads"
+"""Bets whose values, registration or display the driver could not read within its retry budget
+(fixtures.no_reads: at most 5 % of the planned bets, at least 1)."""
 ROUNDS_STREAM = "jackpot/prize-rounds"
 ROUNDS_NODEID = "suites/test_jackpot.py::test_prize_rounds"
 
@@ -142,14 +146,20 @@ def bets(bench: BenchSession, jackpot_display: Any) -> ObservationStream:
     driver = jackpot_display.driver
     count = driver.configuration().levels
 
-    def one_bet() -> tuple[dict[str, Any], str, str | None]:
+    no_reads = NoReads(bench, NO_READ_STREAM, BETS_NODEID, options.bets, jackpot_display.name, "bets")
+
+    def bet_once() -> dict[str, Any]:
         before = driver.values().values
         after = driver.register_bet(options.jackpot_bet_cents, options.table)
         shown = [driver.display(level) for level in range(1, count + 1)]
-        value = {"amount": options.jackpot_bet_cents, "before": list(before), "after": list(after),
-                 "display": [reading.amount_cents for reading in shown],
-                 "display_text": [reading.text for reading in shown]}
-        return value, jackpot_display.name, None
+        return {"amount": options.jackpot_bet_cents, "before": list(before), "after": list(after),
+                "display": [reading.amount_cents for reading in shown],
+                "display_text": [reading.text for reading in shown]}
+
+    def one_bet() -> tuple[dict[str, Any], str, str | None]:
+        # a bet whose values, registration or display could not be read is a counted no-read: the next bet reads
+        # its own "before" afresh, so a bet registered without its reply is never misattributed
+        return no_reads.taking(bet_once)(), jackpot_display.name, None
 
     return collect_observations(bench, BETS_STREAM, BETS_NODEID, options.bets, one_bet, "jackpot bets")
 
@@ -187,7 +197,8 @@ def exact_keeping_departures(rows: list[dict[str, Any]], index: int, percent: Fr
 
 
 @pytest.mark.clause(*INCREMENT)
-def test_every_bet_adds_the_approved_percentage(jackpot_display: Any, bets: ObservationStream, measure: Any) -> None:
+def test_every_bet_adds_the_approved_percentage(jackpot_display: Any, bets: ObservationStream, bench: BenchSession,
+                                               measure: Any) -> None:
     """Every jackpot bet adds the approved percentage of it to every level, to the cent (fractions kept).
 
     The percentage is the approved one (a controller declaring another fails the configuration test)."""
@@ -202,7 +213,8 @@ def test_every_bet_adds_the_approved_percentage(jackpot_display: Any, bets: Obse
                 unit="bets", high=0, clauses=_clauses(jackpot_display, "increment"), sample_size=len(rows),
                 method=("value before and after each BET (VAL, ACK) against floor(V + f + contributions), one "
                         "carried fraction of a cent f in [0, 1) per chain of bets; exact arithmetic"),
-                details=found | {"percent": format(approved, "f"), "first_departures": departures[:20]},
+                details=found | {"percent": format(approved, "f"), "first_departures": departures[:20],
+                                 "no_read_bets": bench.stream(NO_READ_STREAM, BETS_NODEID).count},
                 series=[_series(rows, index, approved)])
 
 
@@ -218,7 +230,8 @@ def _series(rows: list[dict[str, Any]], index: int, percent: Decimal) -> Jackpot
 
 
 @pytest.mark.clause(*DISPLAY)
-def test_display_shows_the_controller_value(jackpot_display: Any, bets: ObservationStream, measure: Any) -> None:
+def test_display_shows_the_controller_value(jackpot_display: Any, bets: ObservationStream, bench: BenchSession,
+                                           measure: Any) -> None:
     """After every bet the display shows, to the cent, the value the controller holds for every level."""
     rows = bets.values()
     levels = len(rows[0]["after"]) if rows else 0
@@ -229,7 +242,8 @@ def test_display_shows_the_controller_value(jackpot_display: Any, bets: Observat
         measure(f"level {index + 1}: bets after which the display differs from the controller", len(wrong),
                 unit="bets", high=0, clauses=_clauses(jackpot_display, "display"), sample_size=len(rows),
                 method="display read back (DISP, amount parsed from its text) after each BET, against the ACK value",
-                details={"first_differences": wrong[:20]})
+                details={"first_differences": wrong[:20],
+                         "no_read_bets": bench.stream(NO_READ_STREAM, BETS_NODEID).count})
 
 
 # -- prize rules ---------------------------------------------------------------------------------

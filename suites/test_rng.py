@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.dieharder.runner import Dieharder
 from rng_tests.fairness.goodness_of_fit import pearson_chi_square
@@ -37,6 +38,9 @@ from rng_tests.result import TestResult
 
 RAW_STREAM = "rng/raw-blocks"
 RAW_NODEID = "suites/test_rng.py::raw_sample"
+RAW_NO_READS = "rng/raw-no-reads"
+"""Raw blocks the driver could not read within its retry budget (fixtures.no_reads: at most 5 % of the planned
+blocks, at least 1); a block lost is skipped, never data, and the next block is the generator's next output."""
 RAW_BLOCK_BYTES = 4096
 RNG_CLAUSES = ("p217-2007/maquinas-automaticas/2",)
 
@@ -55,8 +59,10 @@ def raw_sample(bench: BenchSession, rng_source: Any) -> bytes:
     blocks = -(-_raw_bytes_needed(options) // RAW_BLOCK_BYTES)
     driver = rng_source.driver
 
+    no_reads = NoReads(bench, RAW_NO_READS, RAW_NODEID, blocks, rng_source.name, "blocks")
+
     def one_block() -> tuple[dict[str, Any], str, str | None]:
-        block = driver.raw_block(RAW_BLOCK_BYTES)
+        block = no_reads.taking(lambda: driver.raw_block(RAW_BLOCK_BYTES))()
         return {"block": block.block, "hex": block.data.hex()}, rng_source.name, None
 
     stream: ObservationStream = collect_observations(bench, RAW_STREAM, RAW_NODEID, blocks, one_block,
@@ -102,7 +108,8 @@ def test_nist_sp800_22(rng_source: Any, raw_sample: bytes, bench: BenchSession, 
                     f"uniformity chi-square (10 bins); Holm over the battery's family of {2 * len(report.labels)} "
                     f"hypotheses at {options.alpha}"),
             sample_size=len(sequences) - not_applicable,
-            details=details | {"bits_per_sequence": options.nist_sequence_bits},
+            details=details | {"bits_per_sequence": options.nist_sequence_bits,
+                               "no_read_blocks": bench.stream(RAW_NO_READS, RAW_NODEID).count},
         )
     usable = [name for name in TEST_NAMES if report.not_applicable.get(name, 0) < len(sequences)]
     measure("SP 800-22 tests applicable to the sample", len(usable), unit="tests", low=len(TEST_NAMES) - 2,
@@ -146,6 +153,8 @@ def test_dieharder(rng_source: Any, raw_sample: bytes, measure: Any, attach: Any
 
 DRAW_STREAM = "rng/draw-blocks"
 DRAW_NODEID = "suites/test_rng.py::draws"
+DRAW_NO_READS = "rng/draw-no-reads"
+"""Draw blocks the driver could not read within its retry budget (at most 5 % of the planned blocks, at least 1)."""
 DRAW_BLOCK_COUNT = 256
 MODULO_RAW_WIDTHS = (8, 16)  # raw widths whose modulo bias is detectable at lab sample sizes
 
@@ -159,8 +168,10 @@ def draws(bench: BenchSession, rng_source: Any) -> np.ndarray:
     blocks = -(-options.draws // DRAW_BLOCK_COUNT)
     driver = rng_source.driver
 
+    no_reads = NoReads(bench, DRAW_NO_READS, DRAW_NODEID, blocks, rng_source.name, "blocks")
+
     def one_block() -> tuple[dict[str, Any], str, str | None]:
-        block = driver.draw_block(options.draw_range, DRAW_BLOCK_COUNT)
+        block = no_reads.taking(lambda: driver.draw_block(options.draw_range, DRAW_BLOCK_COUNT))()
         return {"block": block.block, "values": list(block.values)}, rng_source.name, None
 
     stream = collect_observations(bench, DRAW_STREAM, DRAW_NODEID, blocks, one_block, "RNG game draws (blocks of 256)")
@@ -182,7 +193,7 @@ def outcome_family(outcomes: np.ndarray, outcome_range: int, seed: int = 0) -> d
 
 
 @pytest.mark.clause(*RNG_CLAUSES)
-def test_game_outcomes(rng_source: Any, draws: np.ndarray, measure: Any) -> None:
+def test_game_outcomes(rng_source: Any, draws: np.ndarray, bench: BenchSession, measure: Any) -> None:
     """The game's outcomes: uniform over the range, no modulo bias, independent (Holm over the family)."""
     options = rng_source.equipment.options
     family = outcome_family(draws, options.draw_range)
@@ -200,6 +211,7 @@ def test_game_outcomes(rng_source: Any, draws: np.ndarray, measure: Any) -> None
             method=f"{result.method}; H0: {result.null_hypothesis}; p-value {adjustment.description}",
             sample_size=result.sample_size,
             details={"raw_p_value": result.p_value, "degrees_of_freedom": result.degrees_of_freedom,
-                     "outcome_range": options.draw_range, "not_applicable_in_family": not_applicable}
+                     "outcome_range": options.draw_range, "not_applicable_in_family": not_applicable,
+                     "no_read_blocks": bench.stream(DRAW_NO_READS, DRAW_NODEID).count}
             | dict(result.details),
         )

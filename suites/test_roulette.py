@@ -63,8 +63,10 @@ from scipy import stats
 from bench.evidence import PocketCounts, SequentialPath
 from drivers.roulette_camera import LaunchClip
 from drivers.roulette_protocol import NoResult, SpinResult
+from drivers.serial_link import DeviceError
 from fixtures.dimensions import record_dimension
 from fixtures.frames import keep_frames
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness import chi_square_gof, chi_square_power, sector_alternative
 from rng_tests.sequential import (
@@ -81,6 +83,9 @@ from rng_tests.sequential import (
 SPINS_STREAM = "wheel/spins"
 VOID_STREAM = "wheel/void-games"
 CAMERA_DECLINED_STREAM = "wheel/camera-declined"
+NO_READ_STREAM = "wheel/no-reads"
+"""Games whose start or result the driver could not confirm within its retry budget (fixtures.no_reads: at most
+5 % of the planned spins, at least 1; beyond it the spins stop and the clauses they serve are not passed)."""
 LAUNCH_STREAM = "wheel/launch-clips"
 ASSUMED_CAMERA_ERROR = 0.001
 """Largest share of wrong camera reads among accepted reads, as measured by
@@ -159,6 +164,7 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
     launches = bench.stream(LAUNCH_STREAM, SPINS_NODEID)
     camera_profile = roulette_wheel.equipment.camera
     launch_clips = camera_profile.launch_clips if roulette_wheel.camera is not None else 0
+    no_reads = wheel_no_reads(bench, roulette_wheel)
 
     def one_game() -> SpinResult | NoResult:
         """Start a game, film its launch while the first ``launch_clips`` games are filmed, await its result."""
@@ -173,7 +179,11 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
 
     def one_spin() -> tuple[dict[str, Any], str, str | None]:
         while True:
-            outcome = one_game()
+            try:
+                outcome = one_game()
+            except DeviceError as error:  # docs/protocols/roulette-wheel.md §5: a counted no-read, never an outcome
+                no_reads.record(error)
+                continue
             if isinstance(outcome, NoResult):
                 voids.record(
                     {"game": outcome.game, "code": outcome.code, "text": outcome.text},
@@ -210,6 +220,12 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
     if not options.sequential:
         return collect_observations(bench, SPINS_STREAM, SPINS_NODEID, options.spins, one_spin, "roulette spins")
     return collect_until_decided(bench, options, one_spin)
+
+
+def wheel_no_reads(bench: BenchSession, roulette_wheel: Any) -> NoReads:
+    """The wheel's no-reads: games whose start or result was not confirmed, at most 5 % of the planned spins."""
+    return NoReads(bench, NO_READ_STREAM, SPINS_NODEID, roulette_wheel.equipment.options.spins,
+                   roulette_wheel.name, "games")
 
 
 def sector_test(options: Any) -> SequentialTest:
@@ -427,7 +443,8 @@ def test_pocket_fairness(roulette_wheel: Any, spins: ObservationStream, bench: B
     numbers = [value["number"] for value in spins.values()]
     clauses = [_clause(roulette_wheel, "5")] + (["p217-2007/roleta-francesa/9"] if options.game == "roleta-francesa" else [])
     context: dict[str, Any] = {"void_games": bench.stream(VOID_STREAM, SPINS_NODEID).count,
-                               "outcome_source": options.outcome_source}
+                               "outcome_source": options.outcome_source,
+                               **wheel_no_reads(bench, roulette_wheel).details()}
     if options.outcome_source == "camera":
         context |= {"assumed_camera_error_rate": ASSUMED_CAMERA_ERROR,
                     "camera_declined_games": bench.stream(CAMERA_DECLINED_STREAM, SPINS_NODEID).count}
@@ -624,6 +641,7 @@ def test_camera_agrees_with_the_wheel_sensor(
             "camera_declined_games": declined.count,
             "camera_declines_by_reason": dict(Counter(row["reason"] for row in declined.values())),
             "assumed_camera_error_rate": ASSUMED_CAMERA_ERROR,
+            **wheel_no_reads(bench, roulette_wheel).details(),
         },
     )
 

@@ -153,3 +153,14 @@ def test_status_and_play_ack() -> None:
 def test_broken_framing_is_named(raw: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
         decode(raw)
+
+
+def test_zones_and_end_of_another_rounds_block_are_skipped_and_counted() -> None:
+    """A late reply's ZONE and END (round 2) inside round 1's block are skipped and counted, never part of it."""
+    mine = _round()
+    other = _round(2, "BENCH", (322, 894, 1557), 1776, "AUTO", 28067, 29075, (1, 2, 6), zones=("grande",))
+    reader = RoundReader(1)
+    result = None
+    for line in [mine[0], other[1], mine[1], other[-1], *mine[2:]]:
+        result = reader.feed(decode(line))
+    assert result is not None and result.round == 1 and reader.stale_frames == 2

@@ -194,3 +194,14 @@ def test_profile_refuses_what_the_rules_do_not_know() -> None:
     with pytest.raises(ValueError, match="applies to craps"):
         GamingTableEquipment(kind="gaming-table", identity={"manufacturer": "A", "model": "B", "serial": "1"},
                              options={"game": "blackjack"}, simulator={"model": "field-12-pays-triple"})
+
+
+def test_frames_of_another_rounds_block_are_skipped_and_counted() -> None:
+    """A late reply's items or END (round 6) inside round 7's block are an earlier request's: skipped and counted
+    (the driver discards them as stale), never a break of the block nor part of it."""
+    other = encode_block("RND", [6, "roleta-francesa", "3", "-"], [["cavalo", "n=3.6", 500, "L", 0, 500, "-"]])
+    reader = BlockReader("RND", "7")
+    for line in [ROUND[0], other[1], ROUND[1], other[2], *ROUND[2:]]:
+        result = reader.feed(decode(line))
+    assert result is not None and parse_round(*result).round == 7 and len(result[1]) == 2
+    assert reader.stale_frames == 2

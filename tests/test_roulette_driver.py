@@ -237,12 +237,13 @@ def test_the_simulator_answers_status_and_refuses_unknown_requests(open_wheel) -
 
 
 @pytest.fixture
-def scripted_wheel(tmp_path: Path) -> Iterator[Callable[[dict[bytes, list[bytes]]], SerialRouletteWheel]]:
-    """A driver on a pseudo-terminal whose far end answers each request line with fixed frames."""
+def scripted_wheel(tmp_path: Path) -> Iterator[Callable[[dict[bytes, Any]], SerialRouletteWheel]]:
+    """A driver on a pseudo-terminal whose far end answers each request line with fixed frames: a list of
+    frames (the same each time), or an iterator of lists (the next list each time the request comes)."""
     stop = threading.Event()
     cleanups: list[Callable[[], None]] = []
 
-    def start(script: dict[bytes, list[bytes]]) -> SerialRouletteWheel:
+    def start(script: dict[bytes, Any]) -> SerialRouletteWheel:
         master, slave = os.openpty()
         tty.setraw(slave)
 
@@ -255,7 +256,8 @@ def scripted_wheel(tmp_path: Path) -> Iterator[Callable[[dict[bytes, list[bytes]
                 while (end := buffer.find(b"\n")) >= 0:
                     line = bytes(buffer[: end + 1])
                     del buffer[: end + 1]
-                    for reply in script.get(line, []):
+                    replies = script.get(line, [])
+                    for reply in (replies if isinstance(replies, list) else next(replies, [])):
                         os.write(master, reply)
 
         thread = threading.Thread(target=serve, daemon=True)
@@ -311,3 +313,46 @@ def test_a_refused_repeat_request_fails_promptly_naming_the_refusal(scripted_whe
     assert len(caught.value.attempts) == 3
     assert all("wheel refused the request (RES?,UNKNOWN_GAME)" in reason for reason in caught.value.attempts)
     assert wheel.garbled_frames == 1
+
+
+# -- replies matched to their requests (a late reply is never another request's answer) -----------
+
+
+def test_a_late_ack_of_an_earlier_game_is_not_taken_for_the_next_game(scripted_wheel) -> None:
+    """p217-2007/roleta-francesa/5 (the camera cross-check reads the wheel's latest game): the ACK of game 1,
+    arriving late in front of game 2's ACK, is discarded and counted; the second game is game 2."""
+    first, second = encode("RES", 1, 5, "CW", "CCW", "23.0"), encode("RES", 2, 17, "CCW", "CW", "23.0")
+    spins = iter([[encode("ACK", "SPIN", 1), first],
+                  [encode("ACK", "SPIN", 1), encode("ACK", "SPIN", 2), second]])
+    wheel = scripted_wheel({encode("SPIN"): spins, encode("STATUS?"): [encode("STATUS", "IDLE", 2)],
+                            encode("RES?", 1): [first], encode("RES?", 2): [second]})
+    assert wheel.spin().raw == first
+    outcome = wheel.spin()
+    assert isinstance(outcome, SpinResult)
+    assert (outcome.game, outcome.raw) == (2, second)
+    assert wheel.stale_replies == 1
+
+
+def test_a_game_started_by_a_repeated_spin_is_the_one_awaited(scripted_wheel) -> None:
+    """The ACK of game 1 is lost, the repeated SPIN starts game 2, and the late ACK of game 1 arrives first:
+    the wheel's STATUS names game 2, its latest, and game 2's result is the one returned."""
+    first, second = encode("RES", 1, 5, "CW", "CCW", "23.0"), encode("RES", 2, 17, "CCW", "CW", "23.0")
+    spins = iter([[first], [encode("ACK", "SPIN", 1), encode("ACK", "SPIN", 2), second]])
+    wheel = scripted_wheel({encode("SPIN"): spins, encode("STATUS?"): [encode("STATUS", "IDLE", 2)],
+                            encode("RES?", 2): [second]})
+    outcome = wheel.spin()
+    assert isinstance(outcome, SpinResult) and (outcome.game, outcome.raw) == (2, second)
+
+
+def test_a_game_not_confirmed_is_a_device_error_and_the_next_start_reads_the_last_game(scripted_wheel) -> None:
+    """A SPIN never acknowledged is a DeviceError (the suite's counted no-read); before the next SPIN the
+    wheel's last game is read from STATUS, so the lost game's late ACK cannot be taken for the next one."""
+    result = encode("RES", 4, 9, "CW", "CCW", "23.0")
+    spins = iter([[], [], [], [encode("ACK", "SPIN", 3), encode("ACK", "SPIN", 4), result]])
+    statuses = iter([[encode("STATUS", "IDLE", 3)], [encode("STATUS", "IDLE", 4)]])
+    wheel = scripted_wheel({encode("SPIN"): spins, encode("STATUS?"): statuses, encode("RES?", 4): [result]})
+    with pytest.raises(DeviceError):
+        wheel.start_game()
+    outcome = wheel.spin()
+    assert isinstance(outcome, SpinResult) and outcome.game == 4
+    assert wheel.resynchronisations == 1 and wheel.stale_replies == 1

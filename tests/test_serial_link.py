@@ -20,7 +20,7 @@ import pytest
 import serial
 
 from drivers.roulette_protocol import Frame, decode, encode
-from drivers.serial_link import DeviceError, FrameError, LinkSettings, SerialLink, WireLog
+from drivers.serial_link import DeviceError, FrameError, LinkSettings, SerialLink, StaleReply, WireLog
 
 Responder = Callable[[bytes, int], Iterable[bytes]]  # (request line, 1-based request count) -> replies
 
@@ -291,3 +291,49 @@ def test_frame_error_carries_the_raw_bytes() -> None:
     error = FrameError("bad", b"$X*00\r\n")
     assert error.raw == b"$X*00\r\n"
     assert "bad" in str(error) and "$X*00" in str(error)
+
+
+# -- replies matched to their requests ---------------------------------------------------------------------
+
+
+def test_a_stale_reply_is_discarded_counted_and_logged_without_costing_an_attempt(tmp_path: Path,
+                                                                                 pty_peer) -> None:
+    """An ``accept`` raising StaleReply (an earlier request's late reply: its number does not match) never gives
+    the value: the link reads on, counts it and logs it as rx-discarded."""
+    late, current = encode("ACK", "SPIN", 3), encode("ACK", "SPIN", 4)
+    peer = pty_peer(lambda _line, _n: [late, current])
+
+    def accept(line: bytes) -> Frame | None:
+        frame = decode(line)
+        if frame.fields[1] != "4":
+            raise StaleReply(f"game {frame.fields[1]}, not 4", frame.raw)
+        return frame
+
+    log = tmp_path / "wire.jsonl"
+    with make_link(peer.path, log) as link:
+        frame = link.transact(encode("SPIN"), accept, what="start a game")
+    assert frame.raw == current
+    assert peer.received == [encode("SPIN")]  # one attempt
+    assert (link.stale_replies, link.last_stale, link.last_attempts) == (1, 1, 1)
+    discarded = wire_entries(log, "rx-discarded")
+    assert [entry["hex"] for entry in discarded] == [late.hex()]
+    assert "stale reply discarded while awaiting start a game" in str(discarded[0]["note"])
+
+
+def test_a_query_with_nothing_to_match_waits_out_the_late_reply_of_a_timed_out_attempt(tmp_path: Path,
+                                                                                       pty_peer) -> None:
+    """The first ID? is answered late (after its timeout, before the second attempt's reply would be); with
+    ``settle`` the second attempt first waits out the late window and discards the late reply, so the next
+    query's answer is its own: the late reply is counted, never taken for another request's."""
+    def respond(line: bytes, index: int) -> list[bytes]:
+        if index == 1:
+            time.sleep(0.3)  # past the 0.2 s timeout
+            return [encode("ID", "Acme", "RW-37", "SN-1", "old")]
+        return [encode("ID", "Acme", "RW-37", "SN-1", f"reply {index}")]
+
+    peer = pty_peer(respond)
+    with make_link(peer.path, tmp_path / "wire.jsonl", timeout_s=0.2) as link:
+        first = link.transact(encode("ID?"), accept_id, what="identify", settle=True)
+        second = link.transact(encode("ID?"), accept_id, what="identify", settle=True)
+    assert first.fields[3] == "reply 2" and second.fields[3] == "reply 3"
+    assert link.stale_replies == 1

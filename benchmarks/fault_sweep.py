@@ -1,0 +1,306 @@
+"""Fault sweep: no line fault turns into a wrong verdict (issue 26 §1).
+
+Each fair simulated device is certified on a line that damages, delays or loses a share of its
+replies (``simulator.wire_faults``: one fault kind alone, or the five mixed in equal shares), at
+line-fault rates 0, 1, 2, 5, 10 and 20 %, over several fault seeds. A fair device must PASS every
+clause its suite judges, or, where too much was lost, end with an error (ERROR / INCOMPLETE) that
+names the reason (a no-read bound exceeded, a device error): never FAIL. Each biased profile of the
+sensitivity matrix (:data:`bench.sensitivity.MATRIX`, wheel to dome) must still FAIL exactly its
+clauses at 5 % mixed faults.
+
+The device profiles are small (a few hundred games, rounds or bets) so that a cell takes seconds, and wait
+at most a few seconds for a game's result or a shuffle (a lost result then costs seconds, not the
+default two minutes).
+A cell's verdict: ``PASS`` (every judged clause passes), ``FAIL`` (a clause failed: on a fair
+device, a wrong verdict), ``ERROR`` (a clause errored or the run stopped; its reason is in the run's
+output). ``no-reads`` is the number of games, rounds or blocks the drivers could not confirm
+(``*/no-reads`` streams) and ``stale`` the replies discarded as answering another request.
+
+Usage::
+
+    python benchmarks/fault_sweep.py                       # the whole matrix (hours on 2 cores)
+    python benchmarks/fault_sweep.py --devices wheel shuffler --rates 0 5 20 --seeds 1 2
+    python benchmarks/fault_sweep.py --biased              # the sensitivity rows at 5 % mixed faults
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILTIN = ROOT / "bench" / "profiles" / "builtin"
+
+RATES = (0.0, 0.01, 0.02, 0.05, 0.10, 0.20)
+KINDS = ("dropped-byte", "flipped-bit", "garbage", "silent", "late", "mixed")
+_RATE_KEYS = {"dropped-byte": "dropped_byte_rate", "flipped-bit": "flipped_bit_rate", "garbage": "garbage_rate",
+              "silent": "silent_rate", "late": "late_rate"}
+LATE_S = 1.0
+"""How late a late reply comes: past the link timeout below, as in the issue's reproduction."""
+CONNECTION = {"port": "sim", "timeout_s": 0.5, "retries": 3}
+"""The line settings of every device of the sweep (the issue's reproduction)."""
+NO_LINE = frozenset({"dice"})
+"""Equipment read by cameras alone: no line to fault (its rows of the matrix run as they are)."""
+SHORT_WAITS = {"roulette-wheel": {"spin_timeout_s": 2.0},
+               "card-shuffler": {"shuffle_timeout_s": 5.0, "deal_timeout_s": 2.0}}
+"""How long the sweep's devices wait for a game's result or a shuffle (a lost one costs seconds, not minutes)."""
+
+
+@dataclass(frozen=True)
+class Device:
+    """A fair simulated device: its built-in profile, the equipment entry kept, the suite, smaller samples."""
+
+    name: str
+    profile: str
+    entry: str
+    suite: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    drop: tuple[str, ...] = ()
+
+
+DEVICES: dict[str, Device] = {device.name: device for device in (
+    Device("wheel", "sim", "wheel", "roulette",
+           {"spins": 370, "outcome_source": "serial", "sequential": False, **SHORT_WAITS["roulette-wheel"]},
+           drop=("camera",)),
+    Device("shuffler", "sim", "shuffler", "shuffler", {"shuffles": 12, **SHORT_WAITS["card-shuffler"]}),
+    Device("jackpot", "sim", "jackpot", "jackpot", {"bets": 60}),
+    Device("slot", "sim", "slot", "slot", {"plays": 3000}),
+    Device("table", "sim-table-roulette", "table", "gaming_tables", {"rounds": 120}),
+    Device("dome", "sim", "dome", "cussec_dome", {"rounds": 60}),
+    # sequences of 10^6 bits (shorter ones leave SP 800-22's excursion tests without enough cycles: the suite
+    # fails a sample too small to judge, on any line); no dieharder run (it reads 10 MB)
+    Device("rng", "sim", "rng", "rng", {"nist_sequences": 6, "nist_sequence_bits": 1_000_000, "draws": 3000,
+                                        "dieharder_tests": [], "dieharder_bytes": 0}),
+)}
+
+
+def faults(kind: str, rate: float, seed: int) -> dict[str, Any]:
+    """The ``wire_faults`` table for one fault kind (``mixed``: the five kinds in equal shares) at ``rate``."""
+    table: dict[str, Any] = {"seed": seed}
+    if rate <= 0:
+        return table
+    keys = list(_RATE_KEYS.values()) if kind == "mixed" else [_RATE_KEYS[kind]]
+    for key in keys:
+        table[key] = round(rate / len(keys), 6)
+    if "late_rate" in keys:
+        table["late_s"] = LATE_S
+    return table
+
+
+# -- profiles --------------------------------------------------------------------------------------------------
+
+
+def _key(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_key(key)} = {_value(item)}" for key, item in value.items()) + " }"
+    if isinstance(value, Iterable):
+        return "[" + ", ".join(_value(item) for item in value) + "]"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def to_toml(profile: Mapping[str, Any]) -> str:
+    """A profile as TOML: top-level values, then one table per equipment entry (nested tables inline)."""
+    lines = [f"{_key(key)} = {_value(value)}" for key, value in profile.items() if not isinstance(value, Mapping)]
+    for key, value in profile.items():
+        if not isinstance(value, Mapping):
+            continue
+        if key in ("equipment", "instruments"):
+            for name, entry in value.items():
+                lines += ["", f"[{key}.{_key(name)}]"] + [f"{_key(k)} = {_value(v)}" for k, v in entry.items()]
+        else:
+            lines += ["", f"[{_key(key)}]"] + [f"{_key(k)} = {_value(v)}" for k, v in value.items()]
+    return "\n".join(lines) + "\n"
+
+
+def device_profile(base: str, entry: str, wire_faults: Mapping[str, Any], options: Mapping[str, Any] | None = None,
+                   drop: Iterable[str] = (), name: str = "fault-sweep") -> str:
+    """The built-in profile ``base`` with only equipment ``entry``, its simulator on a faulty line, as TOML."""
+    source = tomllib.loads((BUILTIN / f"{base}.toml").read_text(encoding="utf-8"))
+    equipment = dict(source["equipment"][entry])
+    for key in drop:
+        equipment.pop(key, None)
+    equipment["options"] = {**equipment.get("options", {}), **(options or {})}
+    equipment["connection"] = {**equipment.get("connection", {}), **CONNECTION}
+    equipment["simulator"] = {**equipment.get("simulator", {}), "wire_faults": dict(wire_faults)}
+    profile = {"name": name, "description": f"{source.get('description', base)}, on a faulty line",
+               "laboratory": source.get("laboratory", {"name": "Simulated laboratory", "operator": "bench"}),
+               "equipment": {entry: equipment}}
+    return to_toml(profile)
+
+
+# -- runs ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One certification of the sweep and what it judged."""
+
+    device: str
+    kind: str
+    rate: float
+    seed: int
+    verdicts: dict[str, str]
+    no_reads: int
+    stale: int
+    exit_code: int
+    seconds: float
+    reason: str
+
+    @property
+    def verdict(self) -> str:
+        """PASS, FAIL (any clause failed) or ERROR (a clause errored, or the run stopped before judging)."""
+        values = set(self.verdicts.values())
+        if "FAIL" in values:
+            return "FAIL"
+        if not values or values & {"ERROR", "INCOMPLETE"} or self.exit_code not in (0, 1):
+            return "ERROR"
+        return "PASS"
+
+
+def certify(profile_text: str, suite: str, out: Path) -> tuple[int, str, float]:
+    """``bench certify`` of a profile text into ``out``: (exit code, output, seconds)."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out.parent / f"{out.name}.toml"
+    path.write_text(profile_text, encoding="utf-8")
+    command = [str(Path(sys.executable).with_name("bench")), "certify", "--no-progress", "--no-pdf",
+               "--profile", str(path), "--suite", suite, "--out", str(out)]
+    started = time.monotonic()
+    completed = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    return completed.returncode, completed.stdout + completed.stderr, time.monotonic() - started
+
+
+def judge(out: Path) -> tuple[dict[str, str], int, int]:
+    """(verdict of each clause a measurement cites, no-reads journalled, stale replies in the wire logs)."""
+    from bench.catalogue import load_catalogue
+    from bench.journal import Journal
+    from reports.clause_verdicts import clause_verdicts
+
+    journal_path = out / Journal.FILENAME
+    if not journal_path.is_file():
+        return {}, 0, 0
+    with Journal(journal_path, create=False) as journal:
+        verdicts = {verdict.clause_id: verdict.verdict for verdict in clause_verdicts(journal, load_catalogue())
+                    if verdict.measurements}
+    import sqlite3
+
+    with sqlite3.connect(journal_path) as connection:
+        no_reads = connection.execute(
+            "SELECT COUNT(*) FROM observations WHERE stream LIKE '%/no-reads'").fetchone()[0]
+    stale = 0
+    for log in out.rglob("*.wire.jsonl"):
+        stale += sum(1 for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+                     if '"rx-discarded"' in line and ("stale" in line or "late reply" in line))
+    return verdicts, int(no_reads), stale
+
+
+def _reason(output: str) -> str:
+    """The line of the run's output that says why it stopped (an error naming its reason), if any."""
+    lines = [line.strip(" │|") for line in output.splitlines()]
+    for markers in (("the bound is", "failed after"), ("NoReadBoundExceeded", "DeviceError", "Error:")):
+        for line in lines:
+            if any(marker in line for marker in markers):
+                return " ".join(line.split())[:240]
+    return ""
+
+
+def run_cell(device: Device, kind: str, rate: float, seed: int, work: Path) -> Cell:
+    """Certify ``device`` on a line with ``kind`` faults at ``rate`` (fault seed ``seed``)."""
+    out = work / f"{device.name}-{kind}-{rate:g}-{seed}"
+    text = device_profile(device.profile, device.entry, faults(kind, rate, seed), device.options, device.drop,
+                          name=f"fault-sweep-{device.name}")
+    exit_code, output, seconds = certify(text, device.suite, out)
+    verdicts, no_reads, stale = judge(out)
+    return Cell(device.name, kind, rate, seed, verdicts, no_reads, stale, exit_code, seconds, _reason(output))
+
+
+def run_biased(profile: str, suite: str, must_fail: frozenset[str], rate: float, seed: int, work: Path
+               ) -> tuple[Cell, bool]:
+    """A sensitivity row's profile with every simulated device on a line with mixed faults at ``rate``: (cell,
+    whether exactly ``must_fail`` failed)."""
+    source = tomllib.loads((BUILTIN / f"{profile}.toml").read_text(encoding="utf-8"))
+    for entry in source.get("equipment", {}).values():
+        if "simulator" in entry and entry.get("kind") not in NO_LINE:
+            entry["simulator"] = {**entry["simulator"], "wire_faults": faults("mixed", rate, seed)}
+            entry["connection"] = {**entry.get("connection", {}), **CONNECTION}
+            entry["options"] = {**entry.get("options", {}), **SHORT_WAITS.get(entry.get("kind", ""), {})}
+    out = work / f"biased-{profile}-{rate:g}-{seed}"
+    exit_code, output, seconds = certify(to_toml(source), suite, out)
+    verdicts, no_reads, stale = judge(out)
+    cell = Cell(profile, "mixed", rate, seed, verdicts, no_reads, stale, exit_code, seconds, _reason(output))
+    failed = {clause for clause, verdict in verdicts.items() if verdict == "FAIL"}
+    return cell, failed == set(must_fail)
+
+
+def print_matrix(cells: list[Cell]) -> int:
+    """Print device x kind x rate -> verdict, no-reads; the number of wrong verdicts (FAIL of a fair device)."""
+    print(f"{'device':9} {'fault':13} {'rate':>5} {'seed':>4}  {'verdict':7} {'no-reads':>8} {'stale':>5} "
+          f"{'s':>5}  reason")
+    wrong = 0
+    for cell in cells:
+        wrong += cell.verdict == "FAIL"
+        print(f"{cell.device:9} {cell.kind:13} {cell.rate:5.0%} {cell.seed:4}  {cell.verdict:7} {cell.no_reads:8} "
+              f"{cell.stale:5} {cell.seconds:5.0f}  {cell.reason if cell.verdict != 'PASS' else ''}")
+    print(f"wrong verdicts (FAIL of a fair device): {wrong} of {len(cells)} runs")
+    return wrong
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--devices", nargs="+", default=list(DEVICES), choices=list(DEVICES))
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
+    parser.add_argument("--rates", nargs="+", type=float, default=[rate * 100 for rate in RATES],
+                        help="line-fault rates in percent")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    parser.add_argument("--biased", action="store_true", help="the sensitivity matrix's rows at 5 %% mixed faults")
+    parser.add_argument("--rows", nargs="+", default=None, help="with --biased: only these profiles")
+    parser.add_argument("--work", type=Path, default=None, help="where the runs are kept (default: a temporary one)")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="fault-sweep-"))
+    if args.biased:
+        from bench.sensitivity import MATRIX
+
+        wrong = 0
+        rows = [row for row in MATRIX if args.rows is None or row.profile in args.rows]
+        for row in rows:
+            cell, exact = run_biased(row.profile, row.suite, row.must_fail, 0.05, args.seeds[0], work)
+            wrong += not exact
+            failed = sorted(clause for clause, verdict in cell.verdicts.items() if verdict == "FAIL")
+            print(f"{row.profile:40} 5% mixed  {'exact' if exact else 'WRONG':5} fails {', '.join(failed) or '-'}"
+                  f"  no-reads {cell.no_reads}  stale {cell.stale}  {cell.seconds:.0f} s  {cell.reason}", flush=True)
+        print(f"rows not failing exactly their clauses: {wrong} of {len(rows)}")
+        return 1 if wrong else 0
+    cells = []
+    for name in args.devices:
+        for rate in args.rates:
+            for kind in (["none"] if rate == 0 else args.kinds):
+                for seed in ([args.seeds[0]] if rate == 0 else args.seeds):
+                    cell = run_cell(DEVICES[name], "mixed" if kind == "none" else kind, rate / 100, seed, work)
+                    cells.append(cell)
+                    print(f"  {cell.device} {kind} {rate:g}% seed {seed}: {cell.verdict} no-reads {cell.no_reads} "
+                          f"stale {cell.stale} {cell.seconds:.0f} s {cell.reason}", flush=True)
+    print()
+    return 1 if print_matrix(cells) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
