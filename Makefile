@@ -42,9 +42,11 @@ certify: setup
 	@$(BIN)/bench keys show >/dev/null 2>&1 || $(BIN)/bench keys init
 	$(BIN)/bench certify --profile sim
 
-# Every test, on one pytest-xdist worker per core, handed out two at a time, the longest (marked slow) first.
+# Every test on pytest-xdist workers, one more than the cores (many tests wait on simulated serial lines and
+# time-outs, which would leave a core idle), handed out two at a time, the longest (marked slow) first.
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test: setup
-	$(BIN)/python -m pytest -n auto --dist load --maxschedchunk 2 --durations=10
+	$(BIN)/python -m pytest -n $(WORKERS) --dist load --maxschedchunk 2 --durations=10
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
