@@ -112,12 +112,6 @@ def run_suite(suite: str, profile: str, directory: Path, *, certificate: bool = 
     return FinishedRun(completed.returncode, completed.stdout + completed.stderr, run_dir, time.monotonic() - started)
 
 
-def certify_suite(suite: str, profile: str, directory: Path) -> SuiteRun:
-    """``bench certify --suite suite`` on ``profile`` in ``directory``, read back (a run of this test's own)."""
-    finished = run_suite(suite, profile, directory)
-    return SuiteRun(finished.code, finished.output, finished.run_dir)
-
-
 class SessionRuns:
     """Runs shared by the whole test session: each distinct (command, suite, profile) is run once.
 
@@ -175,8 +169,3 @@ class ProfileRuns(Generic[R]):
 def suite_run(finished: FinishedRun) -> SuiteRun:
     """A finished run read back as :class:`SuiteRun`."""
     return SuiteRun(finished.code, finished.output, finished.run_dir)
-
-
-def result(runs: ProfileRuns[Any], key: str) -> Any:
-    """The run of ``key`` (run now, or read from the session's shared runs)."""
-    return runs.get(key)

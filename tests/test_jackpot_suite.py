@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, suite_run
 
 pytestmark = pytest.mark.slow(seconds=20)
 """Every test here reads a whole certification run (started by the first test that needs it)."""
@@ -53,9 +53,6 @@ def runs(session_runs: SessionRuns) -> ProfileRuns[SuiteRun]:
     return ProfileRuns(session_runs, "jackpot", PROFILES, suite_run)
 
 
-def _run(runs: ProfileRuns[SuiteRun], key: str) -> SuiteRun:
-    return result(runs, key)
-
 
 def _expected(*failing: str) -> dict[str, str]:
     return {clause: "FAIL" if clause in failing else "PASS" for clause in ALL}
@@ -66,7 +63,7 @@ def _expected(*failing: str) -> dict[str, str]:
 
 
 def test_the_fair_sim_controller_passes_every_clause(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "sim")
+    run = runs.get("sim")
     assert run.code == 0, run.output
     assert run.verdicts() == _expected()
     [increment] = [row for row in run.measurements if row["name"].startswith("level 1: bets departing")]
@@ -79,7 +76,7 @@ def test_the_fair_sim_controller_passes_every_clause(runs: ProfileRuns[SuiteRun]
 
 
 def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "rounding")
+    run = runs.get("rounding")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*INCREMENT)
     assert run.failed() == {"level 1: bets departing from 29 % of the bet", "level 2: bets departing from 2.5 % of the bet"}
@@ -90,7 +87,7 @@ def test_a_controller_truncating_contributions_fails_the_increment_clauses_only(
 
 
 def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "low-start")
+    run = runs.get("low-start")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*START)
     assert run.failed() == {"level 1 start value"}
@@ -100,7 +97,7 @@ def test_a_controller_starting_at_5000_bets_fails_the_start_value_only(runs: Pro
 
 
 def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "volatile")
+    run = runs.get("volatile")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*INCREMENT)
     assert run.failed() == {"level 1 value after the power cycle"}
@@ -113,7 +110,7 @@ def test_a_controller_losing_its_pool_on_power_loss_fails_retention_only(runs: P
 
 
 def test_a_display_lagging_its_controller_fails_the_display_clause_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "display-lag")
+    run = runs.get("display-lag")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(*DISPLAY)
     lag = run.named("level 1: bets after which the display differs from the controller")

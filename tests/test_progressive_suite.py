@@ -14,7 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, suite_run
 
 pytestmark = pytest.mark.slow(seconds=12)
 """Every test here reads a whole certification run (started by the first test that needs it)."""
@@ -58,7 +58,7 @@ def _check_arithmetic(row: dict) -> None:
 
 
 def test_a_fair_link_passes_both_clauses_with_every_linked_machine_counted(runs) -> None:
-    run = result(runs, "fair")
+    run = runs.get("fair")
     assert run.code == 0, run.output
     assert run.verdicts() == {JACKPOT: "PASS", SUPERJACKPOT: "PASS"}
     jackpot, superjackpot = _level(run, 1), _level(run, 2)
@@ -71,7 +71,7 @@ def test_a_fair_link_passes_both_clauses_with_every_linked_machine_counted(runs)
 
 
 def test_a_superjackpot_ignoring_a_linked_machine_fails_the_superjackpot_clause_only(runs) -> None:
-    run = result(runs, "unlinked")
+    run = runs.get("unlinked")
     assert run.code == 1, run.output
     assert run.verdicts() == {JACKPOT: "PASS", SUPERJACKPOT: "FAIL"}
     row = _level(run, 2)

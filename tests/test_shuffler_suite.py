@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, suite_run
 
 from bench.games.shuffle_models import gsr_riffle
 from rng_tests.fairness.cards import rising_sequence_test
@@ -58,15 +58,12 @@ def runs(session_runs: SessionRuns) -> ProfileRuns[SuiteRun]:
     return ProfileRuns(session_runs, "shuffler", PROFILES, suite_run)
 
 
-def _run(runs: ProfileRuns[SuiteRun], key: str) -> SuiteRun:
-    return result(runs, key)
-
 
 # -- the suite on each profile ---------------------------------------------------------------------
 
 
 def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "sim")
+    run = runs.get("sim")
     assert run.code == 0, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "PASS"}
     randomness = run.starting("shuffles: ")
@@ -82,7 +79,7 @@ def test_the_fair_sim_profile_passes_and_jam_handling_is_not_tested(runs: Profil
 
 
 def test_a_three_riffle_shuffler_fails_randomness_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "weak")
+    run = runs.get("weak")
     assert run.code == 1, run.output
     assert run.verdicts() == {RANDOMNESS: "FAIL", RECONCILED: "PASS"}
     failed = {row["name"] for row in run.measurements if not row["passed"]}
@@ -99,7 +96,7 @@ def test_a_three_riffle_shuffler_fails_randomness_only(runs: ProfileRuns[SuiteRu
 
 
 def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "lossy")
+    run = runs.get("lossy")
     assert run.code == 1, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "FAIL"}
     [dealt] = run.starting("shuffles whose dealt cards were not the deck in play")
@@ -113,7 +110,7 @@ def test_a_shuffler_losing_cards_fails_the_reconciliation_only(runs: ProfileRuns
 
 
 def test_jams_and_damaged_cards_light_the_warning_and_stop_dealing(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "jamming")
+    run = runs.get("jamming")
     assert run.code == 0, run.output
     assert run.verdicts() == {RANDOMNESS: "PASS", RECONCILED: "PASS", WARNING: "PASS", CONTINUOUS: "PASS"}
     for kind in ("jam", "damaged card"):
@@ -125,7 +122,7 @@ def test_jams_and_damaged_cards_light_the_warning_and_stop_dealing(runs: Profile
 
 
 def test_a_continuous_shuffler_keeps_every_card_inside(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "jamming")
+    run = runs.get("jamming")
     continuous = [row for row in run.measurements if CONTINUOUS in row["clauses"]]
     assert continuous and all(row["passed"] for row in continuous)
     [mode] = run.starting("mode the machine reports")
@@ -139,7 +136,7 @@ def test_a_continuous_shuffler_keeps_every_card_inside(runs: ProfileRuns[SuiteRu
 
 
 def test_a_two_deck_shuffler_that_keeps_one_deck_fails_the_alternation(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "same-deck")
+    run = runs.get("same-deck")
     assert run.code == 1, run.output
     assert run.verdicts() == {ALTERNATE: "FAIL"}
     failed = {row["name"] for row in run.measurements if not row["passed"]}

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from suite_runs import ProfileRuns, SessionRuns, SuiteRun, result, suite_run
+from suite_runs import ProfileRuns, SessionRuns, SuiteRun, suite_run
 
 from bench.games.slots import random_stops, spin_wins
 from bench.profiles.slot import standard_par
@@ -39,9 +39,6 @@ def runs(session_runs: SessionRuns) -> ProfileRuns[SuiteRun]:
     return ProfileRuns(session_runs, "slot", PROFILES, suite_run)
 
 
-def _run(runs: ProfileRuns[SuiteRun], key: str) -> SuiteRun:
-    return result(runs, key)
-
 
 def _expected(*failing: str) -> dict[str, str]:
     return {clause: "FAIL" if clause in failing else "PASS" for clause in ALL}
@@ -55,7 +52,7 @@ PLAY = "measured return to player against the PAR sheet"
 
 
 def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "sim")
+    run = runs.get("sim")
     assert run.code == 0, run.output
     assert run.verdicts() == _expected()
     theory = run.named("theoretical return to player of the declared PAR sheet")
@@ -71,7 +68,7 @@ def test_the_fair_sim_machine_passes_with_the_play_test_powered(runs: ProfileRun
 
 
 def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "low-rtp")
+    run = runs.get("low-rtp")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(RTP)
     assert run.failed() == {"theoretical return to player of the declared PAR sheet"}
@@ -81,7 +78,7 @@ def test_a_par_sheet_returning_78_percent_fails_the_return_clause_only(runs: Pro
 
 
 def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "meter-drop")
+    run = runs.get("meter-drop")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(METERS, RECORDS)
     assert run.failed() == {"coin in - games played x bet per play",
@@ -92,7 +89,7 @@ def test_a_coin_in_meter_dropping_counts_fails_the_meter_clauses_only(runs: Prof
 
 
 def test_a_machine_losing_its_meters_on_power_loss_fails_the_meter_clauses_only(runs: ProfileRuns[SuiteRun]) -> None:
-    run = _run(runs, "volatile")
+    run = runs.get("volatile")
     assert run.code == 1, run.output
     assert run.verdicts() == _expected(METERS, RECORDS)
     assert run.failed() == {"meters changed by the power cycle"}

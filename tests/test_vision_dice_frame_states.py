@@ -19,6 +19,17 @@ def _same(rebuilt: tuple[np.ndarray, object], rendered: tuple[str, np.ndarray, o
         dataclasses.asdict(expected_truth))
 
 
+def _rebuilt_refusing_states(seed: int, index: int, reason: str) -> tuple[np.ndarray, object]:
+    """Clean frame ``index`` rebuilt while the stored states are judged unusable for ``reason`` (the check made
+    afresh, not the one this process cached)."""
+    dice_frame_states._usable.cache_clear()
+    try:
+        with pytest.warns(dice_frame_states.StaleFrameStates, match=reason):
+            return clean_frame(seed, index)
+    finally:
+        dice_frame_states._usable.cache_clear()
+
+
 def test_the_stored_states_describe_this_renderer() -> None:
     """Fails after a change to the renderer's source until ``python -m vision.render.dice_frames`` rewrites them
     (frames are still right without them, only slow to rebuild)."""
@@ -46,12 +57,7 @@ def test_a_fault_frame_rebuilt_from_its_stored_state_is_the_benchmark_s_frame() 
 
 def test_states_written_for_another_renderer_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dice_frame_states, "renderer_digest", lambda: "0" * 64)
-    dice_frame_states._usable.cache_clear()
-    try:
-        with pytest.warns(dice_frame_states.StaleFrameStates, match="another renderer"):
-            rebuilt = clean_frame(777, 12)
-    finally:
-        dice_frame_states._usable.cache_clear()
+    rebuilt = _rebuilt_refusing_states(777, 12, "another renderer")
     *_, rendered = frames(777, 13)
     assert _same(rebuilt, rendered)
 
@@ -63,11 +69,6 @@ def test_a_stored_state_that_the_renderer_does_not_reach_is_not_used(monkeypatch
                                                                np.random.default_rng(1).bit_generator.state),
                                                            *stored["runs"]["777"][2:]]}}
     monkeypatch.setattr(dice_frame_states, "_stored", lambda: altered)
-    dice_frame_states._usable.cache_clear()
-    try:
-        with pytest.warns(dice_frame_states.StaleFrameStates, match="draws differently"):
-            rebuilt = clean_frame(777, 21)
-    finally:
-        dice_frame_states._usable.cache_clear()
+    rebuilt = _rebuilt_refusing_states(777, 21, "draws differently")
     *_, rendered = frames(777, 22)
     assert _same(rebuilt, rendered)
