@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -98,26 +98,15 @@ def read_bits(path: Path, *, ascii_bits: bool = False, max_bits: int | None = No
     wanted = max_bits if max_bits is not None else (memory_limit_bits + 1 if memory_limit_bits is not None else None)
     pieces: list[np.ndarray] = []
     held = 0
-    offset = 0
-    try:
-        with path.open("rb") as stream:
-            while wanted is None or held < wanted:
-                size = READ_BLOCK_BYTES
-                if wanted is not None and not ascii_bits:
-                    size = min(size, -(-(wanted - held) // 8))
-                block = stream.read(size)
-                if not block:
-                    break
-                bits = _ascii_block(block, offset, str(path)) if ascii_bits else bits_from_bytes(block)
-                offset += len(block)
-                if wanted is not None:
-                    bits = bits[: wanted - held]
-                pieces.append(bits)
-                held += int(bits.size)
-    except OSError as error:
-        raise BitInputError(f"{path}: cannot read ({error.strerror or error})") from error
-    if offset == 0:
-        raise BitInputError(f"{path}: the file is empty")
+
+    def still_wanted() -> int | None:
+        return None if wanted is None else wanted - held
+
+    for bits in _bit_blocks(path, ascii_bits, still_wanted):
+        if wanted is not None:
+            bits = bits[: wanted - held]
+        pieces.append(bits)
+        held += int(bits.size)
     if held == 0:
         raise BitInputError(f"{path}: no bits (only whitespace)")
     if max_bits is None and memory_limit_bits is not None and held > memory_limit_bits:
@@ -138,35 +127,45 @@ def iter_sequences(path: Path, length: int, count: int | None = None, *,
     pending = np.empty(0, dtype=np.uint8)
     start = 0
     produced = 0
-    offset = 0
     total = 0
+
+    def still_wanted() -> int | None:
+        return None if count is None else (count - produced) * length - (pending.size - start)
+
+    for bits in _bit_blocks(path, ascii_bits, still_wanted):
+        total += int(bits.size)
+        pending = np.concatenate([pending[start:], bits]) if start < pending.size else bits
+        start = 0
+        while pending.size - start >= length and (count is None or produced < count):
+            yield pending[start:start + length]
+            start += length
+            produced += 1
+    if produced == 0 or (count is not None and produced < count):
+        wanted = count if count is not None else 1
+        raise BitInputError(f"{path}: {total:,} bits hold {produced} sequence(s) of {length:,} bits; "
+                            f"{wanted} requested")
+
+
+def _bit_blocks(path: Path, ascii_bits: bool, still_wanted: Callable[[], int | None]) -> Iterator[np.ndarray]:
+    """The bits of ``path``, one block of at most ``READ_BLOCK_BYTES`` at a time, until the input ends or
+    ``still_wanted()`` (the bits the caller still needs, None for all) is no longer positive; a binary read
+    is cut to the bytes still wanted. Raises :class:`BitInputError` naming the file when it cannot be read or
+    is empty, and naming the byte offset of a character that is not a bit in ASCII input."""
+    offset = 0
     try:
         with path.open("rb") as stream:
-            while count is None or produced < count:
-                size = READ_BLOCK_BYTES
-                if count is not None and not ascii_bits:
-                    still = (count - produced) * length - (pending.size - start)
-                    size = max(1, min(size, -(-still // 8)))
+            while (still := still_wanted()) is None or still > 0:
+                size = READ_BLOCK_BYTES if still is None or ascii_bits else min(READ_BLOCK_BYTES, -(-still // 8))
                 block = stream.read(size)
                 if not block:
                     break
                 bits = _ascii_block(block, offset, str(path)) if ascii_bits else bits_from_bytes(block)
                 offset += len(block)
-                total += int(bits.size)
-                pending = np.concatenate([pending[start:], bits]) if start < pending.size else bits
-                start = 0
-                while pending.size - start >= length and (count is None or produced < count):
-                    yield pending[start:start + length]
-                    start += length
-                    produced += 1
+                yield bits
     except OSError as error:
         raise BitInputError(f"{path}: cannot read ({error.strerror or error})") from error
     if offset == 0:
         raise BitInputError(f"{path}: the file is empty")
-    if produced == 0 or (count is not None and produced < count):
-        wanted = count if count is not None else 1
-        raise BitInputError(f"{path}: {total:,} bits hold {produced} sequence(s) of {length:,} bits; "
-                            f"{wanted} requested")
 
 
 def _too_large(path: Path, limit: int, size: int | None) -> str:
