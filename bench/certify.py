@@ -161,6 +161,11 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     except FileNotFoundError as error:
         console.print(f"[red]error:[/] {error}")
         return CertifyOutcome(EXIT_ERROR, None, None, [])
+    if key is None:  # loaded (and a passphrase asked for) before the first test, once: it names and signs the run
+        key = laboratory_key(key_dir)
+    if isinstance(key, KeyFileError):
+        console.print(f"[yellow]warning:[/] the laboratory key cannot be loaded ({key}): the run is recorded and "
+                      "judged but not signed (`bench sign` signs it later)")
     run_dir.mkdir(parents=True, exist_ok=True)
     console.print(f"{'Resuming' if resume else 'Certifying'} into [bold]{run_dir}[/]")
     selection = {"suites": sorted(suites) if suites else None, "operator": operator, "pdf": pdf}
@@ -187,8 +192,6 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     verdicts = verdicts_of_run(run_dir, catalogue)
     print_summary(console, verdicts)
     print_suite_times(console, run_dir)
-    if key is None:
-        key = laboratory_key(key_dir)  # loaded (and a passphrase asked for) once: it names and signs the run
     report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint, pdf=pdf)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):

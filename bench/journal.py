@@ -76,6 +76,11 @@ _CONTEXT_DDL: dict[str, str] = {
     "attestations": "run_id TEXT NOT NULL, at TEXT NOT NULL, clause_id TEXT NOT NULL, attested_by TEXT NOT NULL, "
     "attested_at TEXT NOT NULL, statement TEXT NOT NULL",
 }
+TEST_INCOMPLETE = "incomplete"
+"""A ``tests`` row's outcome (beside passed, failed, error and skipped) for a test stopped before its verdict
+could be reached: its device was lost, or more was lost on the line than the stated bound. Its clauses are
+INCOMPLETE, and a resumed run runs it again."""
+
 _CONTEXT_JSON: dict[str, frozenset[str]] = {
     "events": frozenset({"detail"}),
     "equipment": frozenset({"configured", "reported"}),

@@ -138,7 +138,7 @@ class SerialCussecDome(CussecDome):
                     raise StaleReply(f"{frame.type} of another round than round {number}", frame.raw)
                 return result
 
-            return self.exchanges.block(encode("ROUND?", number), feed, reader.reset, what,
+            return self.exchanges.block(encode("ROUND?", number), feed, lambda: reader.held, what,
                                         may_be_unplayed=True)
 
         return self.exchanges.until_played(read_once, what, self.round_timeout_s, self.poll_s)

@@ -12,8 +12,9 @@ transaction number: a repeat of the last one is answered again and never plays t
 (:class:`drivers.numbered_exchanges.NumberedExchanges`).
 
 A round is a *block*: the header ``RND`` says how many ``ZONE`` frames follow, the zones are numbered 1..k and
-``END,RND,<n>,<k>`` closes it; a block with a frame missing, repeated or garbled is refused whole
-(:class:`RoundReader` raises :class:`FrameError`) and asked for again, never taken in part.
+``END,RND,<n>,<k>`` closes it; a block with a frame missing or garbled is asked for again, keeping the frames
+that arrived intact (the controller answers the same round whenever asked), until it is whole
+(:class:`RoundReader`); never taken in part, nor made of two replies that disagree.
 
 Zone names are the chances of p217-2007/cussec/7 as :mod:`bench.games.cussec` names them (its
 :data:`~bench.games.cussec.ZONES`, and :func:`~bench.games.cussec.winning_zones` of three dice): ``pequeno``,
@@ -29,6 +30,7 @@ from typing import Any
 
 from bench.games.cussec import ZONES
 from drivers import line_frame
+from drivers.block_assembly import BlockAssembly, BlockShape
 from drivers.line_frame import Frame, encode, whole_number
 from drivers.serial_link import FrameError
 
@@ -173,6 +175,8 @@ class DomeRound:
 
 
 _HEADER = "round, mode, strokes, lamp ms, lamp source, opened ms, zones ms, dice, zone count"
+ROUND_BLOCK = BlockShape(header_type="RND", item_type="ZONE", count_at=8, index_at=1, keyed_items=True)
+"""A round's block: ``RND`` (its zone count ninth), ``ZONE,<n>,<i>,...`` numbered i = 1..k, ``END,RND,<n>,<k>``."""
 
 
 def parse_round(header: Frame, items: list[Frame]) -> DomeRound:
@@ -229,54 +233,27 @@ def encode_round(number: int, mode: str, strokes: Iterable[int], lamp_ms: int | 
 
 
 class RoundReader:
-    """Assembles one round's block from reply lines fed in order (for :meth:`SerialLink.transact`).
-
-    :meth:`feed` returns None until the block's ``END``, then the :class:`DomeRound`. A new ``RND`` header of
-    the awaited round restarts the block (the reply to a repeated request); an ``RND`` of another round is not
-    ours; zones before any header are ignored; a zone out of sequence or an ``END`` that does not match
-    raises :class:`FrameError` (the block is then asked for again).
+    """Assembles one round's block from reply lines, over every repeat of the reply
+    (:class:`drivers.block_assembly.BlockAssembly`): :meth:`feed` returns None until the block is whole, then
+    the :class:`DomeRound`. Frames of another round (a late reply) are counted in ``stale_frames`` and skipped.
     """
 
     def __init__(self, number: int) -> None:
         self.key = str(number)
-        self.header: Frame | None = None
-        self.items: list[Frame] = []
-        self.stale_frames = 0
-        """Frames of another round's block (an earlier request's late reply: RND, ZONE or END naming another round)
-        seen and skipped."""
+        self.block = BlockAssembly(ROUND_BLOCK, self.key)
 
-    def reset(self) -> None:
-        self.header, self.items = None, []
+    @property
+    def stale_frames(self) -> int:
+        """Frames of another round's block (an earlier request's late reply) seen and skipped."""
+        return self.block.stale_frames
+
+    @property
+    def held(self) -> int:
+        """Frames of the round held so far."""
+        return self.block.held
 
     def feed(self, frame: Frame) -> DomeRound | None:
-        if frame.type == "RND":
-            if frame.fields[:1] != (self.key,):
-                self.stale_frames += 1  # another round's block (a late reply): counted, discarded by the driver
-                return None
+        if frame.type == "RND" and frame.fields[:1] == (self.key,):
             _fields(frame, "RND", 9, _HEADER)
-            whole_number(frame, 8, "zone count")
-            self.header, self.items = frame, []
-            return None
-        if self.header is None:
-            return None
-        if (frame.type == "ZONE" and frame.fields[:1] != (self.key,)) or (
-                frame.type == "END" and frame.fields[:1] == ("RND",) and frame.fields[1:2] != (self.key,)):
-            self.stale_frames += 1  # a frame of another round's block (a late reply): counted, discarded
-            return None
-        if frame.type == "ZONE":
-            expected = len(self.items) + 1
-            if whole_number(frame, 1, "zone number", 1) != expected:
-                self.reset()
-                raise FrameError(f"ZONE frame {frame.fields[1]} where {expected} was due (a frame of the block was "
-                                 "lost)", frame.raw)
-            self.items.append(frame)
-            return None
-        if frame.type == "END":
-            header, items = self.header, self.items
-            self.reset()
-            count = whole_number(header, 8, "zone count")
-            if frame.fields != ("RND", self.key, str(count)) or len(items) != count:
-                raise FrameError(f"END {','.join(frame.fields)} does not close RND {self.key} of {count} zones "
-                                 f"({len(items)} received)", frame.raw)
-            return parse_round(header, items)
-        return None
+        whole = self.block.feed(frame)
+        return None if whole is None else parse_round(*whole)

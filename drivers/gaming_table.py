@@ -6,9 +6,11 @@ limits) and the rounds it plays, each with its outcome, every bet placed and wha
 protocol (:mod:`drivers.gaming_table_protocol`, ``docs/protocols/gaming-table.md``) to a real table or to the
 simulator in :mod:`drivers.sim.gaming_table`.
 
-A garbled frame anywhere in a round's block, a frame lost from it or a late reply costs one attempt: the
-whole round is asked for again, within the link's bounds, then :class:`~drivers.serial_link.DeviceError`.
-A round is never assembled from parts of two replies and never guessed.
+A garbled frame in a round's block or a frame lost from it is filled in by asking for the round again: the
+frames that arrived intact are kept (the table answers the same round whenever asked), and the retry budget
+grows with the block (:meth:`~drivers.numbered_exchanges.NumberedExchanges.block`); then
+:class:`~drivers.serial_link.DeviceError`. A round is never assembled from two replies that disagree, and
+never guessed.
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ class SerialGamingTable(GamingTable):
                 raise StaleReply(f"{frame.type} of another block than the one asked for", frame.raw)
             return None if block is None else parse(*block)
 
-        return self.exchanges.block(request, feed, reader.reset, what, may_be_unplayed=may_be_unplayed)
+        return self.exchanges.block(request, feed, lambda: reader.held, what, may_be_unplayed=may_be_unplayed)
 
     def close(self) -> None:
         self.link.close()

@@ -6,9 +6,10 @@ Documented for manufacturers in ``docs/protocols/gaming-table.md``. Frames use t
 asked for again.
 
 A round and the configuration are *blocks* of frames: a header that says how many item frames follow, the
-item frames numbered 1..k, and an ``END`` frame repeating the header's key and k. A block with a missing,
-repeated or garbled frame is refused as a whole (:class:`BlockReader` raises :class:`FrameError`) and asked
-for again; a block is never taken in part.
+item frames numbered 1..k, and an ``END`` frame repeating the header's key and k. A block with a missing or
+garbled frame is asked for again, keeping the frames that arrived intact (a table answers the same block
+whenever it is asked for it), until it is whole (:class:`BlockReader`); a block is never taken in part, nor
+made of two replies that disagree.
 
 Money is a whole number of cents on the wire (never a float). A game-specific value (a bet's numbers, a
 hand's cards) travels as ``key=value`` pairs joined by ``;`` (``n=17.20``, ``seat=3;cards=AS.KH``), or ``-``
@@ -23,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from drivers import line_frame
+from drivers.block_assembly import BlockAssembly, BlockShape
 from drivers.line_frame import Frame, encode, whole_number
 from drivers.serial_link import FrameError
 
@@ -237,67 +239,12 @@ def encode_block(header_type: str, header_fields: list[object], items: list[list
     return frames
 
 
-class BlockReader:
-    """Assembles one block from reply lines fed in order (an ``accept`` for :meth:`SerialLink.transact`).
-
-    :meth:`feed` returns None until the block's ``END``, then (header, items). A new header restarts the
-    block (the reply to a repeated request); items before any header (the tail of an abandoned reply) are
-    ignored; an item out of sequence or an ``END`` that does not match raises :class:`FrameError`.
-    """
+class BlockReader(BlockAssembly):
+    """Assembles one block (``RND`` round or ``CONF`` configuration) from reply lines, over every repeat of the
+    reply (:class:`drivers.block_assembly.BlockAssembly`): :meth:`feed` returns None until the block is whole,
+    then (header, items). ``key`` is the round asked for (its items and ``END`` carry it too)."""
 
     def __init__(self, header_type: str, key: str | None = None) -> None:
-        self.header_type = header_type
-        self.item_type, self._count_at, self._index_at = _BLOCKS[header_type]
-        self.key = key
-        self.header: Frame | None = None
-        self.items: list[Frame] = []
-        self.stale_frames = 0
-        """Frames of another request's block (an earlier request's late reply: a header, item or END naming another
-        round) seen and skipped."""
-
-    def reset(self) -> None:
-        """Drop a part-read block (a frame of it arrived garbled): wait for the repeated reply."""
-        self.header, self.items = None, []
-
-    def _foreign(self, frame: Frame) -> bool:
-        """Whether an item or ``END`` names another block's key (round items carry the round first)."""
-        if frame.type == self.item_type and self.header_type == "RND":
-            return bool(frame.fields) and frame.fields[0] != self.key
-        if frame.type == "END":
-            return len(frame.fields) >= 2 and frame.fields[0] == self.header_type and frame.fields[1] != self.key
-        return False
-
-    def _count(self) -> int:
-        assert self.header is not None
-        return whole_number(self.header, self._count_at, "item count")
-
-    def feed(self, frame: Frame) -> tuple[Frame, list[Frame]] | None:
-        if frame.type == self.header_type:
-            if self.key is not None and (not frame.fields or frame.fields[0] != self.key):
-                self.stale_frames += 1  # counted; the driver discards the frame as stale
-                return None  # a block for another request (a stale reply): not ours
-            self.header, self.items = frame, []
-            self._count()
-            return None
-        if self.header is None:
-            return None
-        if self.key is not None and self._foreign(frame):
-            self.stale_frames += 1  # an item or END of another round's block: counted, discarded by the driver
-            return None
-        if frame.type == self.item_type:
-            expected = len(self.items) + 1
-            if whole_number(frame, self._index_at, "item number", 1) != expected:
-                self.header = None
-                raise FrameError(f"{self.item_type} frame {frame.fields[self._index_at]} where {expected} was due "
-                                 "(a frame of the block was lost)", frame.raw)
-            self.items.append(frame)
-            return None
-        if frame.type == "END":
-            header, items, count = self.header, self.items, self._count()
-            self.header, self.items = None, []
-            key = header.fields[0]
-            if frame.fields != (self.header_type, key, str(count)) or len(items) != count:
-                raise FrameError(f"END {','.join(frame.fields)} does not close {self.header_type} {key} of {count} "
-                                 f"items ({len(items)} received)", frame.raw)
-            return header, items
-        return None
+        item_type, count_at, index_at = _BLOCKS[header_type]
+        super().__init__(BlockShape(header_type, item_type, count_at, index_at, keyed_items=header_type == "RND"),
+                         key)

@@ -8,8 +8,9 @@ request whose reply was garbled or lost is simply sent again (within the link's 
 ``STATUS`` before the first transaction, and again after a transaction that failed (the device
 may or may not have acted).
 
-A block (a header, numbered items, ``END``) is taken only whole: a garbled frame or a broken sequence makes
-the block be asked for again. A device asked for a round it has not finished answers ``NOT_PLAYED``; the
+A block (a header, numbered items, ``END``) is taken only whole: the frames that arrive intact are kept and
+the block is asked for again to fill the gaps (a device answers the same block whenever asked), with a retry
+budget that grows with the block (an ask that brings new frames does not spend it). A device asked for a round it has not finished answers ``NOT_PLAYED``; the
 bench polls until the round is played or its time is up.
 
 Every reply is matched to its request: a transaction's reply must echo its ``tx``, a query's the
@@ -45,6 +46,9 @@ class _NotPlayed:
 
 
 NOT_PLAYED = _NotPlayed()
+
+BLOCK_ASK_FACTOR = 4
+"""A block is asked for at most this many times ``1 + retries`` in all, however many asks bring new frames."""
 
 
 class NumberedExchanges:
@@ -125,19 +129,23 @@ class NumberedExchanges:
 
         return self.link.transact(request, accept, what=what, settle=matches is None if settle is None else settle)
 
-    def block(self, request: bytes, feed: Callable[[Frame], T | None], restart: Callable[[], None], what: str, *,
+    def block(self, request: bytes, feed: Callable[[Frame], T | None], held: Callable[[], int], what: str, *,
               may_be_unplayed: bool = False) -> T | _NotPlayed:
-        """Send a query answered by a block; ``feed`` takes the reply frames in order and returns the block's
-        value at its end (raising :class:`FrameError` for a broken sequence), ``restart`` drops a part-read
-        block when a frame arrives garbled. With ``may_be_unplayed`` a ``NOT_PLAYED`` refusal gives
-        :data:`NOT_PLAYED`."""
+        """Send a query answered by a block; ``feed`` takes the reply's intact frames and returns the block's
+        value once it is whole (raising :class:`FrameError` when an ``END`` leaves items missing), ``held`` says
+        how many of its frames are held so far (:class:`drivers.block_assembly.BlockAssembly`). With
+        ``may_be_unplayed`` a ``NOT_PLAYED`` refusal gives :data:`NOT_PLAYED`.
+
+        A garbled frame is counted and skipped, not the end of the attempt: the frames that arrive intact are
+        kept, and the block is asked for again to fill the gaps. The retry budget grows with the block: an ask
+        that brought frames not held before does not spend it; :class:`DeviceError` after ``1 + retries`` asks
+        that brought nothing new, or :data:`BLOCK_ASK_FACTOR` times that many asks in all."""
         def accept(line: bytes) -> T | _NotPlayed | None:
             try:
                 frame = self._decode_line(line)
             except FrameError:
                 self.garbled_frames += 1
-                restart()  # the block is broken: wait for the repeat
-                raise
+                return None  # skipped: the frame comes again with the next repeat of the block
             if frame.type == "NAK" and may_be_unplayed and frame.fields[-1:] == ("NOT_PLAYED",):
                 return NOT_PLAYED
             if frame.type == "NAK":
@@ -148,7 +156,20 @@ class NumberedExchanges:
                 self.blocks_refused += 1
                 raise
 
-        return self.link.transact(request, accept, what=what)
+        allowed = 1 + self.link.settings.retries
+        attempts: list[str] = []
+        fruitless = 0
+        for _ in range(BLOCK_ASK_FACTOR * allowed):
+            before = held()
+            try:
+                return self.link.transact(request, accept, what=what, retries=0)
+            except DeviceError as error:
+                attempts += error.attempts
+                if held() <= before:
+                    fruitless += 1
+                    if fruitless >= allowed:
+                        break
+        raise DeviceError(self.link.settings.port, what, attempts)
 
     def until_played(self, read: Callable[[], T | _NotPlayed], what: str, timeout_s: float, poll_s: float) -> T:
         """``read()`` again every ``poll_s`` while it gives :data:`NOT_PLAYED`; DeviceError after ``timeout_s``."""

@@ -7,7 +7,9 @@ test:
 * ERROR: a test citing it ended in error (device failure, no evidence) and no
   measurement failed;
 * INCOMPLETE: a test of the run's plan (journalled before its first test) that cites
-  it did not finish (the run was interrupted or killed before it ended), and no
+  it did not finish (the run was interrupted or killed before it ended, or the test
+  stopped because its device was lost or more than the stated bound of its games
+  could not be read: outcome :data:`bench.journal.TEST_INCOMPLETE`), and no
   measurement failed: what did finish cannot stand for what did not;
 * PASS: measurements cite it, all passed, and every planned test citing it finished;
 * NOT TESTED: no measurement cites it (the test was skipped, or the clause does
@@ -34,13 +36,15 @@ has an attestation stays NOT TESTED.
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.catalogue import Catalogue
 from bench.catalogue.model import Testability
-from bench.journal import Journal
+from bench.journal import TEST_INCOMPLETE, Journal
+from bench.profiles import ProfileError, load_profile_text
 
 PASS, FAIL, ERROR, NOT_TESTED, ATTESTED = "PASS", "FAIL", "ERROR", "NOT TESTED", "ATTESTED"
 INCOMPLETE = "INCOMPLETE"
@@ -165,7 +169,7 @@ def clause_verdicts(
     for verdict in verdicts.values():
         failed = [row for row in verdict.measurements if not row["passed"]]
         errored = [test for test in verdict.tests if test["outcome"] == "error"]
-        not_finished = [test for test in verdict.tests if test["outcome"] == UNFINISHED]
+        not_finished = [test for test in verdict.tests if test["outcome"] in (UNFINISHED, TEST_INCOMPLETE)]
         if failed:
             verdict.verdict = FAIL
             verdict.reason = "; ".join(row["name"] for row in failed)
@@ -174,7 +178,7 @@ def clause_verdicts(
             verdict.reason = _first_line(errored[0]["message"])
         elif not_finished:
             verdict.verdict = INCOMPLETE
-            verdict.reason = "; ".join(test["message"] for test in not_finished)
+            verdict.reason = "; ".join(dict.fromkeys(_first_line(test["message"]) for test in not_finished))
         elif verdict.measurements:
             verdict.verdict = PASS
         else:
@@ -224,10 +228,6 @@ def run_kinds(journal: Journal) -> list[str]:
 def run_games(journal: Journal) -> tuple[frozenset[str], frozenset[str]]:
     """(the games the run's equipment plays, every game that equipment could be set to play), from the
     ``game`` option of each piece of equipment in the profile the journal holds (empty when unknown)."""
-    import typing
-
-    from bench.profiles import ProfileError, load_profile_text
-
     runs = journal.rows("runs")
     if not runs:
         return frozenset(), frozenset()

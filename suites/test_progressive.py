@@ -48,12 +48,19 @@ import pytest
 from bench.profiles.progressive import ProgressiveControllerEquipment, ProgressiveLevel
 from bench.profiles.slot import SlotMachineEquipment
 from drivers.sas_progressive import SasProgressiveListener
+from drivers.serial_link import DeviceError
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession
 
 JACKPOT, SUPERJACKPOT = "p217-2007/maquinas-automaticas/3", "p217-2007/maquinas-automaticas/4"
 POLL_S = 0.1
 SETTLE_S = 0.3
 STALL_S = 15.0
+NO_READ_STREAM = "progressive/no-reads"
+"""Meter reads and play commands of the feeding machines that failed within their driver's retry budget
+(fixtures.no_reads: at most 5 % of the reads made, at least 1): a poll during play is skipped, a read before or
+after play taken again."""
+PLAY_NODEID = "suites/test_progressive.py::contribution_play"
 
 pytestmark = pytest.mark.equipment("progressive-controller")
 
@@ -77,15 +84,22 @@ class ContributionPlay:
     after: Reading
     broadcasts: int
     crc_errors: int
+    no_reads: dict[str, Any]
 
 
-def _read(bench: BenchSession, controller: ProgressiveControllerEquipment, listener: SasProgressiveListener
-          ) -> Reading:
+def _surely(no_reads: NoReads, step: Any) -> Any:
+    """A command or read the test cannot do without, taken again after each no-read (within the bound)."""
+    no_reads.planning()
+    return no_reads.taking(step)()
+
+
+def _read(bench: BenchSession, controller: ProgressiveControllerEquipment, listener: SasProgressiveListener,
+          no_reads: NoReads) -> Reading:
     machines = controller.options.machines
     for name in machines:
-        bench.rig.device(name).driver.disable_play()
+        _surely(no_reads, bench.rig.device(name).driver.disable_play)
     time.sleep(SETTLE_S)  # a game under way ends
-    meters = {name: asdict(bench.rig.device(name).driver.meters()) for name in machines}
+    meters = {name: asdict(_surely(no_reads, bench.rig.device(name).driver.meters)) for name in machines}
     listener.discard_input()  # broadcasts older than the meter reads
     timeout = controller.options.broadcast_timeout_s
     levels: dict[int, int] = {}
@@ -97,27 +111,32 @@ def _read(bench: BenchSession, controller: ProgressiveControllerEquipment, liste
     return Reading(meters, levels)
 
 
-def _play(bench: BenchSession, controller: ProgressiveControllerEquipment, start: Reading) -> None:
+def _play(bench: BenchSession, controller: ProgressiveControllerEquipment, start: Reading, no_reads: NoReads) -> None:
     """Every feeding machine plays ``options.plays`` games; each is disabled once it has played them."""
     plays = controller.options.plays
     playing = set(controller.options.machines)
     last = {name: start.meters[name]["games_played"] for name in playing}
     moved = time.monotonic()
     for name in sorted(playing):
-        bench.rig.device(name).driver.enable_play()
+        _surely(no_reads, bench.rig.device(name).driver.enable_play)
     while playing:
         time.sleep(POLL_S)
         for name in sorted(playing):
             driver = bench.rig.device(name).driver
-            games = driver.meters().games_played
+            no_reads.planning()
+            try:
+                games = driver.meters().games_played
+            except DeviceError as error:  # a poll lost on the line: counted, the next one is taken
+                no_reads.record(error, machine=name)
+                continue
             if games != last[name]:
                 last[name], moved = games, time.monotonic()
             if games - start.meters[name]["games_played"] >= plays:
-                driver.disable_play()
+                _surely(no_reads, driver.disable_play)
                 playing.discard(name)
         if playing and time.monotonic() - moved > STALL_S:
             for name in playing:
-                bench.rig.device(name).driver.disable_play()
+                _surely(no_reads, bench.rig.device(name).driver.disable_play)
             raise RuntimeError(f"{', '.join(sorted(playing))} played no game for {STALL_S:g} s with play enabled")
 
 
@@ -143,11 +162,12 @@ def contribution_play(bench: BenchSession) -> ContributionPlay:
         assert isinstance(machine.equipment, SlotMachineEquipment)
         denominations[name] = machine.equipment.options.par.denomination_cents
     bench.record_instruments()
-    before = _read(bench, controller, listener)
-    _play(bench, controller, before)
-    after = _read(bench, controller, listener)
+    no_reads = NoReads(bench, NO_READ_STREAM, PLAY_NODEID, 0, names[0], "meter reads")
+    before = _read(bench, controller, listener, no_reads)
+    _play(bench, controller, before, no_reads)
+    after = _read(bench, controller, listener, no_reads)
     return ContributionPlay(names[0], controller, denominations, before, after, listener.broadcasts,
-                            listener.crc_errors)
+                            listener.crc_errors, no_reads.details())
 
 
 def _growth_limits(expected: Fraction, rounding: str, wagers: int) -> tuple[int, int]:
@@ -184,7 +204,8 @@ def _judge_level(play: ContributionPlay, level: ProgressiveLevel, clause: str, m
                      "coin_in_growth_cents": cents, "coin_in_growth_cents_total": sum(cents.values()),
                      "wagers": wagers, "level_before_cents": play.before.levels[level.level],
                      "level_after_cents": play.after.levels[level.level],
-                     "broadcasts_heard": play.broadcasts, "broadcast_crc_errors": play.crc_errors})
+                     "broadcasts_heard": play.broadcasts, "broadcast_crc_errors": play.crc_errors}
+            | play.no_reads)
 
 
 def _levels(play: ContributionPlay, kind: str) -> list[ProgressiveLevel]:

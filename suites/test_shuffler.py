@@ -56,6 +56,7 @@ import pytest
 
 from bench.evidence import PositionCounts
 from bench.games.physical_cards import Card, factory_order, parse_card
+from drivers.serial_link import DeviceError
 from drivers.shuffler import CardShuffler, OperatorActionRequired
 from drivers.shuffler_protocol import (
     CARDS_PER_PAGE,
@@ -67,6 +68,7 @@ from drivers.shuffler_protocol import (
     ShufflerStatus,
     Stop,
 )
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.cards import card_shuffle_tests, riffle_total_variation
 from rng_tests.fairness.multiple_testing import adjust
@@ -76,6 +78,10 @@ SHUFFLES_STREAM = "shuffler/shuffles"
 WARNINGS_STREAM = "shuffler/warnings"
 UNLOADS_STREAM = "shuffler/unloads"
 END_STREAM = "shuffler/end-of-session"
+NO_READ_STREAM = "shuffler/no-reads"
+"""Cycles (or the end-of-session unload) lost on the line within the driver's retry budget (fixtures.no_reads: at
+most 5 % of the planned shuffles, at least 1): the machine is then emptied and loaded anew, and the cycle taken
+again."""
 SHUFFLES_NODEID = "suites/test_shuffler.py::shuffles"  # the module fixture that plays the machine
 POWER_RIFFLES = 3
 """The named alternative of the randomness verdict: every shuffle is this many GSR riffles."""
@@ -132,6 +138,8 @@ class ShufflerPlay:
     cycles_since_load: int = 0
     deals: int = 0
     """Cards dealt in this process (a resumed run counts afresh); recorded with each jam or damaged card."""
+    reload_reason: str | None = None
+    """Why the next cycle starts from new decks, when it does for a reason other than the start of a session."""
 
     @property
     def loaded(self) -> tuple[Card, ...]:
@@ -289,7 +297,8 @@ class ShufflerPlay:
     def cycle(self, index: int) -> tuple[dict[str, Any], str, str | None]:
         """One shuffle (or continuous mixing), the whole deck in play dealt and returned: one observation."""
         if self.inputs is None:
-            self.load_new("start of session" if index == 0 else "resumed session")
+            self.load_new(self.reload_reason or ("start of session" if index == 0 else "resumed session"))
+            self.reload_reason = None
         assert self.inputs is not None
         continuous = self.mode is Mode.CONTINUOUS
         done = self._shuffle() if not continuous or self.cycles_since_load == 0 else None
@@ -333,6 +342,12 @@ class ShufflerPlay:
             value["reloaded"] = True
         return value, self.name, _frame(done.raw) if done is not None else None
 
+    def lost_on_the_line(self, index: int) -> None:
+        """Cycle ``index`` could not be completed on the line: what the machine holds is no longer known, so the
+        next cycle empties it and starts from new decks."""
+        self.inputs = None
+        self.reload_reason = f"cycle {index} lost on the line"
+
     def end_of_session(self) -> tuple[dict[str, Any], str, str | None]:
         """Take every card out and reconcile it deck by deck (p217-2007/blackjack/55)."""
         found = self.recover()
@@ -357,11 +372,28 @@ def shuffles(bench: BenchSession, card_shuffler: Any) -> ObservationStream:
         name=card_shuffler.name, driver=card_shuffler.driver, mode=Mode(options.mode.upper()),
         backs=list(options.backs), shuffle_timeout_s=options.shuffle_timeout_s,
         warnings=bench.stream(WARNINGS_STREAM, SHUFFLES_NODEID), unloads=bench.stream(UNLOADS_STREAM, SHUFFLES_NODEID))
-    counter = iter(range(bench.stream(SHUFFLES_STREAM, SHUFFLES_NODEID).count, 10**9))
+    cycles = bench.stream(SHUFFLES_STREAM, SHUFFLES_NODEID)
+    no_reads = shuffler_no_reads(bench, card_shuffler)
+
+    def one_cycle() -> tuple[dict[str, Any], str, str | None]:
+        index = cycles.count
+        try:
+            return play.cycle(index)
+        except DeviceError:
+            play.lost_on_the_line(index)
+            raise
+
     stream = collect_observations(bench, SHUFFLES_STREAM, SHUFFLES_NODEID, options.shuffles,
-                                  lambda: play.cycle(next(counter)), "shuffler cycles")
-    collect_observations(bench, END_STREAM, SHUFFLES_NODEID, 1, play.end_of_session, "end-of-session unload")
+                                  no_reads.taking(one_cycle), "shuffler cycles")
+    collect_observations(bench, END_STREAM, SHUFFLES_NODEID, 1, no_reads.taking(play.end_of_session),
+                         "end-of-session unload")
     return stream
+
+
+def shuffler_no_reads(bench: BenchSession, card_shuffler: Any) -> NoReads:
+    """The no-reads of the session's cycles (:data:`NO_READ_STREAM`)."""
+    return NoReads(bench, NO_READ_STREAM, SHUFFLES_NODEID, card_shuffler.equipment.options.shuffles,
+                   card_shuffler.name, "shuffles")
 
 
 def _mode(card_shuffler: Any) -> str:
@@ -405,7 +437,8 @@ def test_every_card_comes_back_once(card_shuffler: Any, shuffles: ObservationStr
                    "the loaded decks",
             details={"missing": end["missing"], "extra": end["extra"], "cards_by_back": end["by_back"],
                      "cards_out_at_unload": end["out_at_unload"],
-                     "reloads_after_an_incomplete_deck": sum(1 for c in cycles if c["reloaded"])})
+                     "reloads_after_an_incomplete_deck": sum(1 for c in cycles if c["reloaded"])}
+            | shuffler_no_reads(bench, card_shuffler).details())
 
 
 # -- randomness ----------------------------------------------------------------------------------

@@ -47,10 +47,16 @@ from bench.evidence import RtpInterval
 from bench.games.slots import RTP_FLOOR
 from bench.profiles.slot import ParSheet
 from drivers.sas import METER_NAMES
+from drivers.serial_link import DeviceError
+from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession
 from rng_tests.fairness.slot_play import play_test
 
 METERS_STREAM = "slot/meter-snapshots"
+NO_READ_STREAM = "slot/no-reads"
+"""Meter reads and play commands that failed within the driver's retry budget (fixtures.no_reads: at most 5 % of
+the reads made, at least 1): a snapshot polled during play is then skipped, one before or after the play is
+taken again."""
 PLAY_NODEID = "suites/test_slot.py::play"
 POLL_S = 0.25
 SETTLE_S = 0.3
@@ -117,37 +123,60 @@ def play(bench: BenchSession, slot_machine: Any) -> list[dict[str, Any]]:
     options = slot_machine.equipment.options
     driver = slot_machine.driver
     stream = bench.stream(METERS_STREAM, PLAY_NODEID)
+    no_reads = slot_no_reads(bench, slot_machine)
 
     def snapshot(phase: str) -> dict[str, Any]:
         value = {"phase": phase, **asdict(driver.meters())}
         stream.record(value, source=slot_machine.name)
         return value
 
+    def surely(step: Any) -> Any:
+        """A command or read the play cannot do without, taken again after each no-read (within the bound)."""
+        no_reads.planning()
+        return no_reads.taking(step)()
+
     if not stream.count:
-        driver.disable_play()
+        surely(driver.disable_play)
         time.sleep(SETTLE_S)  # a game under way ends
-        snapshot("before")
+        surely(lambda: snapshot("before"))
     rows = stream.values()
     if rows[-1]["phase"] != "after":
         target = rows[0]["games_played"] + options.plays
         progress = bench.stream_progress("slot machine games", options.plays,
                                          rows[-1]["games_played"] - rows[0]["games_played"])
         last, moved = rows[-1]["games_played"], time.monotonic()
-        driver.enable_play()
+        surely(driver.enable_play)
         while last < target:
             time.sleep(POLL_S)
-            games = snapshot("during")["games_played"]
+            no_reads.planning()
+            try:
+                games = snapshot("during")["games_played"]
+            except DeviceError as error:  # a snapshot lost on the line: counted, the next one is taken
+                no_reads.record(error, phase="during")
+                games = last
             if games != last:
                 progress.advance(min(games, target) - min(last, target))
                 last, moved = games, time.monotonic()
             elif time.monotonic() - moved > STALL_S:
-                driver.disable_play()
+                surely(driver.disable_play)
                 raise RuntimeError(f"the machine played no game for {STALL_S:g} s with play enabled "
                                    f"({last - rows[0]['games_played']} of {options.plays} played)")
-        driver.disable_play()
+        surely(driver.disable_play)
         time.sleep(SETTLE_S)
-        snapshot("after")
+        surely(lambda: snapshot("after"))
     return stream.values()
+
+
+def slot_no_reads(bench: BenchSession, slot_machine: Any) -> NoReads:
+    """The no-reads of the play's meter reads and play commands (their bound grows with the reads made)."""
+    return NoReads(bench, NO_READ_STREAM, PLAY_NODEID, 0, slot_machine.name, "meter reads")
+
+
+def _no_read_details(bench: BenchSession, slot_machine: Any) -> dict[str, Any]:
+    """The play's no-reads for a measurement's details (their bound is the share of the snapshots taken)."""
+    no_reads = slot_no_reads(bench, slot_machine)
+    no_reads.planning(bench.stream(METERS_STREAM, PLAY_NODEID).count + no_reads.count)
+    return no_reads.details()
 
 
 def _delta(rows: list[dict[str, Any]], name: str) -> int:
@@ -155,7 +184,8 @@ def _delta(rows: list[dict[str, Any]], name: str) -> int:
 
 
 @pytest.mark.clause("p217-2007/maquinas-automaticas/2")
-def test_play_matches_the_par_sheet(slot_machine: Any, play: list[dict[str, Any]], measure: Any) -> None:
+def test_play_matches_the_par_sheet(slot_machine: Any, play: list[dict[str, Any]], bench: BenchSession,
+                                    measure: Any) -> None:
     """The return measured from the meters over ``options.plays`` games agrees with the declared PAR sheet."""
     options = slot_machine.equipment.options
     par = options.par
@@ -167,7 +197,8 @@ def test_play_matches_the_par_sheet(slot_machine: Any, play: list[dict[str, Any]
             alpha=options.alpha, sample_size=games, power=round(result["power"], 4),
             method=("meters before and after the play: return = (coin out + jackpot) / (games played x bet per "
                     "play); H0: the machine pays as its PAR sheet, two-sided"),
-            details=result["details"] | {"return_on_coin_in_meter": won / coin_in if coin_in else None},
+            details=result["details"] | {"return_on_coin_in_meter": won / coin_in if coin_in else None}
+            | _no_read_details(bench, slot_machine),
             series=[RtpInterval(rtp=result["details"]["rtp"], low=result["details"]["lower_bound"],
                                 high=result["details"]["upper_bound"], floor=result["details"]["floor"])])
 

@@ -89,7 +89,7 @@ def test_a_corrupt_calibration_file_is_named(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "wheel.json" in result.stderr
 
 
-# -- truncated and oversized images are refused (issue 26 §5) ---------------------
+# -- truncated and oversized images are refused ---------------------
 
 
 def _png_header_only_image(path: Path, width: int, height: int) -> None:

@@ -180,7 +180,7 @@ def test_dieharder_fails_a_repeating_sample(tmp_path: Path) -> None:
     assert "FAIL" in result.output
 
 
-# -- nist: samples too short, bad parameters, bounded reading (issue 26 §5) -----
+# -- nist: samples too short, bad parameters, bounded reading -----
 
 
 def test_nist_refuses_a_sample_too_short_for_any_test_naming_the_minimum(tmp_path: Path) -> None:
@@ -311,7 +311,7 @@ def test_read_bits_reads_a_pipe_in_bounded_blocks_and_refuses_what_does_not_fit(
     assert bits.size == 12_345 and bits.all()
 
 
-# -- outcomes: samples too small, "00" on a French wheel (issue 26 §5) ------------
+# -- outcomes: samples too small, "00" on a French wheel ------------
 
 
 def test_outcomes_refuse_a_sample_below_the_familys_minimum_naming_it(tmp_path: Path) -> None:

@@ -119,17 +119,22 @@ def test_a_repeated_zone_is_refused() -> None:
 
 def test_the_reader_takes_a_block_only_whole() -> None:
     frames = _round()
-    with pytest.raises(FrameError, match="ZONE frame 2 where 1 was due"):
+    with pytest.raises(FrameError, match="RND 1: 1 of 2 items not received intact \\(first: 1\\)"):
         _read([frames[0], *frames[2:]])  # zone 1 lost
-    with pytest.raises(FrameError, match="does not close RND 1 of 2 zones"):
+    with pytest.raises(FrameError, match="1 of 2 items not received intact \\(first: 2\\)"):
         _read([*frames[:2], frames[-1]])  # zone 2 lost just before END
     with pytest.raises(FrameError, match="does not close"):
         _read([*frames[:-1], encode("END", "RND", 1, 3)])
-    # zones before a header (the tail of an abandoned reply) and another round's block are ignored; a new
-    # header restarts the block
+    # zones before a header (the tail of an abandoned reply) and another round's block are ignored; a repeat of
+    # the same block fills the gaps of the first copy
     other = _round(2, "BENCH", (1, 2, 3), 5, "AUTO", 6, 7, (1, 1, 1))
     assert _read([frames[1], *other, frames[0], frames[1], *frames]) == _read(frames)
     assert _read(other) is None
+    reader = RoundReader(1)
+    with pytest.raises(FrameError, match="items not received intact"):
+        for line in [frames[0], frames[2], frames[-1]]:
+            reader.feed(decode(line))
+    assert reader.feed(decode(frames[1])) is None and reader.feed(decode(frames[-1])) == _read(frames)
 
 
 def test_status_and_play_ack() -> None:

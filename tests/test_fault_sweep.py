@@ -1,35 +1,22 @@
-"""Line faults never turn into a wrong verdict (issue 26 §1; ``benchmarks/fault_sweep.py`` runs the whole matrix).
+"""Line faults never turn into a wrong verdict (``benchmarks/fault_sweep.py`` runs the whole matrix).
 
 A subset of the sweep, with smaller samples: fair simulated devices certified on lines that damage, delay or
 lose up to 20 % of their replies (late replies past the link timeout included: the case that made a fair wheel
-FAIL p217-2007/roleta-francesa/5) PASS, or stop with an error naming the reason; never FAIL. A biased row of
+FAIL p217-2007/roleta-francesa/5) PASS, or end INCOMPLETE naming the reason; never FAIL nor ERROR. A biased row of
 the sensitivity matrix still fails exactly its clauses at 5 % mixed faults. The fault seeds are fixed, so each
 run is the same every time.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from benchmark_scripts import load_benchmark
 
 from bench.sensitivity import MATRIX
 
-
-def _sweep() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fault_sweep.py"
-    spec = importlib.util.spec_from_file_location("fault_sweep", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("fault_sweep", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-sweep = _sweep()
+sweep = load_benchmark("fault_sweep")
 
 FAIR_CELLS = [  # (device, fault kind, rate, fault seed, smaller samples)
     ("wheel", "late", 0.10, 2, {"spins": 150}),
@@ -47,7 +34,7 @@ def test_a_fair_device_on_a_faulty_line_never_fails(device: str, kind: str, rate
     base = sweep.DEVICES[device]
     small = sweep.Device(base.name, base.profile, base.entry, base.suite, {**base.options, **options}, base.drop)
     cell = sweep.run_cell(small, kind, rate, seed, tmp_path)
-    assert cell.verdict != "FAIL", (cell.verdicts, cell.reason)
+    assert cell.verdict in ("PASS", "INCOMPLETE"), (cell.verdict, cell.verdicts, cell.reason)
     assert cell.verdict == "PASS" or cell.reason, "a run that stops names its reason"
     assert cell.verdicts, "the run judged its clauses"
 

@@ -153,3 +153,43 @@ def test_dieharder_and_nested_runs_never_see_the_passphrase(tmp_path: Path, monk
     row = sensitivity.FaultRow("fault", "sim", "roulette", frozenset())
     sensitivity.run_row(row, tmp_path / "run")
     assert "BENCH_KEY_PASSPHRASE" not in seen["env"] and seen["stdin"] == subprocess.DEVNULL
+
+
+def test_certify_asks_the_passphrase_before_the_first_test(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lab engineer types the passphrase when the run starts, not after an hour of tests."""
+    import sqlite3
+
+    from benchmark_scripts import load_benchmark
+    from rich.console import Console
+
+    from bench.certify import run_certification
+
+    sweep = load_benchmark("fault_sweep")
+    wheel = sweep.DEVICES["wheel"]
+    profile = tmp_path / "wheel.toml"
+    profile.write_text(sweep.device_profile(wheel.profile, wheel.entry, {"seed": 1}, {**wheel.options, "spins": 40},
+                                            wheel.drop), encoding="utf-8")
+    fingerprint = _encrypted_key(tmp_path / "k", monkeypatch)
+    run = tmp_path / "run"
+    tests_run_when_asked: list[int] = []
+
+    def typed(prompt: str) -> str:
+        journal = run / "journal.sqlite"
+        if not journal.is_file():
+            tests_run_when_asked.append(0)
+        else:
+            with sqlite3.connect(journal) as connection:
+                tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+                tests_run_when_asked.append(
+                    connection.execute("SELECT COUNT(*) FROM tests").fetchone()[0] if "tests" in tables else 0)
+        return PASSPHRASE
+
+    monkeypatch.setattr(signing.sys, "stdin", _Terminal())
+    monkeypatch.setattr(signing.getpass, "getpass", typed)
+    console = Console(file=io.StringIO(), width=120)
+    outcome = run_certification(console, profile=str(profile), suites=["roulette"], out=run, show_progress=False,
+                                key_dir=tmp_path / "k", pdf=False)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert outcome.exit_code == 0, output
+    assert tests_run_when_asked == [0], "asked once, before any test ran"
+    assert f"key {fingerprint}" in output

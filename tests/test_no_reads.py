@@ -1,15 +1,22 @@
 """Counted no-reads (fixtures/no_reads.py): a game the driver could not confirm is journalled with its reason
-and skipped; beyond the stated bound (5 % of the planned games, at least 1) the test stops with an error naming
-the bound, so its clauses cannot PASS."""
+and skipped; beyond the stated bound (5 % of the planned games, at least 1) the test stops naming the bound,
+and its clauses are INCOMPLETE, as they are when the device is lost (fixtures/incomplete.py)."""
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmark_scripts import load_benchmark
 
 from drivers.serial_link import DeviceError
 from fixtures.no_reads import NO_READ_SHARE, NoReadBoundExceeded, NoReads, no_read_bound
+
+sweep = load_benchmark("fault_sweep")
 
 
 class _Stream:
@@ -69,3 +76,58 @@ def test_beyond_the_bound_the_test_stops_naming_the_bound() -> None:
     with pytest.raises(NoReadBoundExceeded, match=r"3 games could not be read from wheel .* the bound is 2 no-reads "
                                                   r"\(5% of the 40 planned games, at least 1\)"):
         no_reads.record(_error())
+
+
+def test_a_bound_that_grows_with_the_reads_made() -> None:
+    no_reads = NoReads(_Bench(), "slot/no-reads", "node", 0, "slot", "meter reads")  # type: ignore[arg-type]
+    assert no_reads.bound == 1
+    no_reads.planning(60)
+    assert no_reads.bound == 3
+
+
+# -- end to end: what a run says when too much is lost, or the device is gone ----------------------------------
+
+
+def _certify_wheel(tmp_path: Path, wire_faults: dict[str, Any]) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """A 40-game fair wheel (sensor only) on a line with ``wire_faults``, one retry: ``bench certify``."""
+    wheel = sweep.DEVICES["wheel"]
+    text = sweep.device_profile(wheel.profile, wheel.entry, {"seed": 1, **wire_faults},
+                                {**wheel.options, "spins": 40}, wheel.drop).replace("retries = 3", "retries = 1")
+    profile, run = tmp_path / "wheel.toml", tmp_path / "run"
+    profile.write_text(text, encoding="utf-8")
+    bench = str(Path(sys.executable).with_name("bench"))
+    completed = subprocess.run([bench, "certify", "--no-progress", "--no-pdf", "--profile", str(profile), "--suite",
+                                "roulette", "--out", str(run)], capture_output=True, text=True, check=False,
+                               timeout=300)
+    return completed, run
+
+
+def _finals(run: Path) -> dict[str, tuple[str, str]]:
+    with sqlite3.connect(run / "journal.sqlite") as journal:
+        return {nodeid.split("::")[-1]: (outcome, message) for nodeid, outcome, message in journal.execute(
+            "SELECT nodeid, outcome, message FROM tests WHERE phase = 'final'")}
+
+
+@pytest.mark.slow(seconds=25)
+def test_beyond_the_no_read_bound_the_clauses_are_incomplete_not_in_error(tmp_path: Path) -> None:
+    """60 % of the wheel's replies lost: more than 2 of the 40 games cannot be confirmed, the spins stop, and
+    the fairness clause is INCOMPLETE (exit 2), naming the bound; never PASS on what was read, never ERROR."""
+    completed, run = _certify_wheel(tmp_path, {"silent_rate": 0.6})
+    assert completed.returncode == 2, completed.stdout[-2000:]
+    assert "Overall result: INCOMPLETE" in completed.stdout
+    outcome, message = _finals(run)["test_pocket_fairness"]
+    assert outcome == "incomplete"
+    assert message.startswith("not enough read: 3 games could not be read from wheel")
+    assert "the bound is 2 no-reads (5% of the 40 planned games, at least 1)" in message
+    assert _finals(run)["test_wheel_numbering"][0] == "passed"  # what finished stands on its own
+
+
+@pytest.mark.slow(seconds=15)
+def test_a_device_that_stops_answering_leaves_its_clauses_incomplete(tmp_path: Path) -> None:
+    completed, run = _certify_wheel(tmp_path, {"silent_rate": 0.999})
+    assert completed.returncode == 2
+    assert "Overall result: INCOMPLETE" in completed.stdout
+    finals = _finals(run)
+    assert {outcome for outcome, _ in finals.values()} == {"incomplete"}
+    assert all(message.startswith("device lost: ") and "identify failed after 2 attempt(s)" in message
+               for _, message in finals.values())

@@ -193,7 +193,7 @@ powers = ["%s"]
         load_profile_text(text % "slot", "lab")
 
 
-# -- bad input is refused with the file, byte or field at fault (issue 26 §5) ----
+# -- bad input is refused with the file, byte or field at fault ----
 
 
 def test_a_profile_that_is_not_utf8_names_the_file_and_the_byte(tmp_path: Path) -> None:

@@ -107,11 +107,11 @@ def test_rejection_mapping_is_uniform_and_in_range() -> None:
 
 def test_simulator_refuses_bad_requests() -> None:
     device = RngDeviceSimulator(RngModel(RngSimulator()), IDENTITY)
-    assert decode(list(device.handle(encode("RAW?", 0)))[0][1]).fields == ("RAW?", "SIZE_OUT_OF_RANGE")
-    assert decode(list(device.handle(encode("RAW?", 4097)))[0][1]).fields == ("RAW?", "SIZE_OUT_OF_RANGE")
-    assert decode(list(device.handle(encode("DRAW?", 1, 5)))[0][1]).fields == ("DRAW?", "OUT_OF_RANGE")
-    assert decode(list(device.handle(encode("FOO")))[0][1]).fields == ("FOO", "UNKNOWN_COMMAND")
-    assert decode(list(device.handle(b"garbage\r\n"))[0][1]).fields == ("?", "BAD_FRAME")
+    assert decode(next(iter(device.handle(encode("RAW?", 0))))[1]).fields == ("RAW?", "SIZE_OUT_OF_RANGE")
+    assert decode(next(iter(device.handle(encode("RAW?", 4097))))[1]).fields == ("RAW?", "SIZE_OUT_OF_RANGE")
+    assert decode(next(iter(device.handle(encode("DRAW?", 1, 5))))[1]).fields == ("DRAW?", "OUT_OF_RANGE")
+    assert decode(next(iter(device.handle(encode("FOO"))))[1]).fields == ("FOO", "UNKNOWN_COMMAND")
+    assert decode(next(iter(device.handle(b"garbage\r\n")))[1]).fields == ("?", "BAD_FRAME")
 
 
 # -- the driver against the simulator process ---------------------------------
