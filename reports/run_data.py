@@ -32,6 +32,7 @@ final attempt's measurements unless stated:
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
@@ -61,7 +62,8 @@ WIRE_FAULTS_SHOWN = 5
 """Faults shown per device's wire log (all are counted)."""
 FAULT_DIRECTIONS = {"rx-partial", "rx-discarded"}
 FAULT_NOTE_MARKERS = ("reconnecting", "timeout", "cannot", "before the timeout", "failed", "error")
-DECLINE_STREAM_MARKERS = ("declined", "void")
+DECLINE_STREAM_MARKERS = ("declined", "void", "no-reads")
+"""Streams whose observations are reads declined, voided, or lost on the line (``<device>/no-reads``)."""
 
 
 @dataclass(frozen=True)
@@ -438,9 +440,13 @@ def _declines(journal: Journal, run_id: str, by_sha: dict[str, Attachment],
         if any(marker in stream for marker in DECLINE_STREAM_MARKERS):
             for row in journal.observations(run_id, stream):
                 value = row["value"] if isinstance(row["value"], dict) else {}
-                reason = str(value.get("reason") or value.get("code") or "declined")
-                subject = next((f"{key} {value[key]}" for key in ("game", "throw", "index") if key in value), "")
-                detail = value.get("detail") or value.get("text") or ""
+                if stream.endswith("/no-reads"):  # grouped by what could not be confirmed, numbers left out
+                    reason = "no-read: " + re.sub(r"\d+", "N", str(value.get("what") or "read"))
+                    subject, detail = "", str(value.get("reason") or "")
+                else:
+                    reason = str(value.get("reason") or value.get("code") or "declined")
+                    subject = next((f"{key} {value[key]}" for key in ("game", "throw", "index") if key in value), "")
+                    detail = value.get("detail") or value.get("text") or ""
                 add(stream, reason, f"{subject}: {detail}".strip(": "), list(value.get("frames") or []))
     disputed = journal.rows(
         "observations", "run_id = ? AND json_extract(value, '$.camera_number') IS NOT NULL "
