@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.catalogue import load_catalogue
+from bench.doctor import rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
@@ -117,6 +118,9 @@ def run_certification(
         if run_dir.exists() and (not run_dir.is_dir() or any(entry.name != LOCK_FILE for entry in run_dir.iterdir())):
             console.print(f"[red]error:[/] {run_dir} is not empty and holds no run: a run directory must be new or "
                           "empty (choose another --out)")
+            return CertifyOutcome(EXIT_ERROR, None, None, [])
+        if (not_ready := rig_not_ready(loaded, suites, profile)) is not None:  # before anything of the run is made
+            console.print(not_ready, markup=False, highlight=False)
             return CertifyOutcome(EXIT_ERROR, None, None, [])
     lock = RunLock(run_dir)
     try:
