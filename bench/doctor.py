@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from bench.journal import Journal
+from bench.profiles import ProfileError, load_profile_text
 from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.profiles.instruments import FrequencyCounterInstrument, PowerSupplyInstrument
 from bench.profiles.model import DiceTableEquipment, Profile, RngEquipment, RouletteWheelEquipment
@@ -260,6 +262,17 @@ def rig_not_ready(profile: Profile, suites: list[str] | None = None, profile_arg
     more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
     return (f"Rig not ready, nothing run: {first.name}: {first.detail}{more}; "
             f"`bench doctor --profile {profile_arg or profile.name}` checks every device")
+
+
+def resumed_rig_not_ready(run_dir: Path, suites: list[str] | None) -> str | None:
+    """:func:`rig_not_ready` for a run to be resumed: the rig of the profile its journal holds."""
+    with Journal(Path(run_dir) / Journal.FILENAME, create=False) as journal:
+        [run] = journal.rows("runs")[:1]
+    try:
+        profile = load_profile_text(run["profile_text"], run["profile_source"])
+    except ProfileError as error:
+        return f"Rig not checked, nothing run: the profile in {run_dir}'s journal does not load: {error}"
+    return rig_not_ready(profile, suites, run["profile_source"])
 
 
 # -- the report ------------------------------------------------------------------------------------

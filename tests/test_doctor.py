@@ -21,9 +21,12 @@ import numpy as np
 import pytest
 
 from bench.doctor import LINE_WIDTH, CheckResult, Status, check_key, report_line, rig_checks, rig_not_ready
+from bench.journal import Journal, utc_now
 from bench.profiles import load_profile, load_profile_text
 from bench.profiles.loader import builtin_profiles
+from bench.rundir import LOCK_FILE
 from drivers.sim.psu_server import start_psu_simulator
+from fixtures.session import SELECTION_EVENT
 from reports import pdf
 from reports.signing import init_key
 from rng_tests.dieharder.runner import Dieharder
@@ -105,6 +108,29 @@ def test_certify_on_a_rig_with_a_missing_port_stops_in_one_line_and_writes_nothi
     assert output[0].startswith("Rig not ready, nothing run: jackpot serial: /dev/ttyUSB9 does not exist")
     assert f"bench doctor --profile {profile}" in output[0]
     assert not run.exists()  # no run directory: no journal, certificate, manifest or signature
+
+
+def test_a_resumed_run_on_a_rig_that_is_not_ready_stops_in_one_line_and_is_left_as_it_was(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    text = ('name = "one-jackpot"\n[equipment.jackpot]\nkind = "jackpot-display"\n'
+            'identity = { manufacturer = "Lab", model = "JP", serial = "J-1" }\n'
+            f'connection = {{ port = "{MISSING_PORT}" }}\n')
+    with Journal(run / Journal.FILENAME) as journal:
+        journal.append("runs", run_id="r1", created_at=utc_now(), profile_name="one-jackpot",
+                       profile_source="one-jackpot.toml", profile_text=text, software_version="0.1.0",
+                       host="lab-pc", command="bench certify")
+        journal.append("events", run_id="r1", at=utc_now(), kind=SELECTION_EVENT,
+                       detail={"suites": ["jackpot"], "operator": None, "pdf": False})
+    before = sorted(path.name for path in run.iterdir())
+    result = bench("certify", "--resume", str(run), "--no-progress")
+    assert result.returncode == 2
+    refusal = (f"Rig not ready, nothing run: jackpot serial: {MISSING_PORT} does not exist; "
+               "`bench doctor --profile one-jackpot.toml` checks every device")
+    assert (result.stdout + result.stderr).strip().splitlines() == [refusal]
+    assert sorted(path.name for path in run.iterdir() if path.name != LOCK_FILE) == before
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        assert len(journal.rows("events")) == 1  # no "resumed" event: the run was not touched
 
 
 def dice_profile(source: Path) -> str:
