@@ -68,7 +68,8 @@ def _failure(error: Exception) -> str:
     if isinstance(error, WrongInstrument):
         return "*IDN? " + "; ".join(f"{field} {got!r}, expected {wanted!r}" for field, got, wanted in error.mismatches)
     if isinstance(error, DeviceError) and error.attempts:
-        return f"{error.what.strip(chr(39))}: {error.attempts[-1]}"
+        what = error.what.strip("'")  # an instrument's command is quoted
+        return f"{what}: {error.attempts[-1]}"
     if isinstance(error, CameraError):
         return f"{error.what}" + (f": {error.attempts[-1]}" if error.attempts else "")
     return str(error) or type(error).__name__

@@ -24,7 +24,10 @@ from bench.doctor import LINE_WIDTH, CheckResult, Status, check_key, report_line
 from bench.journal import Journal, utc_now
 from bench.profiles import load_profile, load_profile_text
 from bench.profiles.loader import builtin_profiles
+from bench.profiles.model import Profile
+from bench.rig import simulator_config
 from bench.rundir import LOCK_FILE
+from drivers.sim.host import start_simulator
 from drivers.sim.psu_server import start_psu_simulator
 from fixtures.session import SELECTION_EVENT
 from reports import pdf
@@ -178,6 +181,34 @@ def test_an_instrument_that_is_not_the_one_the_profile_names_fails_naming_expect
         psu, jackpot = rig_checks(right, tmp_path / "right")
         assert psu.status is Status.OK and "LAB-0001 (PS-30-5)" in psu.detail
         assert jackpot.status is Status.OK and "J-1 (JP)" in jackpot.detail  # powered by it, then answering
+
+
+def test_a_frequency_counter_answers_idn_with_the_identity_the_profile_gives(tmp_path: Path) -> None:
+    def tachometer(serial: str) -> Profile:
+        return load_profile_text(
+            dice_profile(still_folder(tmp_path / serial)) + '[instruments.tach]\nkind = "frequency-counter"\n'
+            f'identity = {{ manufacturer = "Bench Sim", model = "TACH-8", serial = "{serial}" }}\nsimulated = true\n',
+            "tach.toml")
+
+    tach, _ = rig_checks(tachometer("SIM-0040"), tmp_path / "right")
+    assert tach == CheckResult("tach VISA", Status.OK, "TCPIP0::192.168.0.40::INSTR *IDN?: SIM-0040 (TACH-8)")
+    tach, _ = rig_checks(tachometer("SIM-0099"), tmp_path / "wrong")
+    assert tach == CheckResult("tach VISA", Status.FAIL, "*IDN? serial 'SIM-0040', expected 'SIM-0099'")
+
+
+def test_a_device_answering_with_another_serial_is_a_warning(tmp_path: Path) -> None:
+    sim, _, _ = load_profile("sim")
+    config = simulator_config(sim.equipment["jackpot"])
+    config["identity"] = {**config["identity"], "serial": "SIM-JP-0099"}  # another unit on the cable
+    with start_simulator("jackpot-display", config, tmp_path / "jp.sim-state.json") as other:
+        profile = load_profile_text(
+            'name = "wired"\n[equipment.jackpot]\nkind = "jackpot-display"\n'
+            'identity = { manufacturer = "Bench Simulators", model = "JP-2", serial = "SIM-JP-0001" }\n'
+            f'connection = {{ port = "{other.tty_path}", timeout_s = 0.5 }}\n', "wired.toml")
+        [jackpot] = rig_checks(profile, tmp_path / "devices")
+    assert jackpot == CheckResult("jackpot serial", Status.WARN, f"{other.tty_path} answers: serial 'SIM-JP-0099', "
+                                                                 "the profile says 'SIM-JP-0001'")
+    assert jackpot.ok  # the device answers: the run may go ahead, the certificate shows what it reported
 
 
 class _Terminal(io.StringIO):
