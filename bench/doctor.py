@@ -71,7 +71,7 @@ def _failure(error: Exception) -> str:
         what = error.what.strip("'")  # an instrument's command is quoted
         return f"{what}: {error.attempts[-1]}"
     if isinstance(error, CameraError):
-        return f"{error.what}" + (f": {error.attempts[-1]}" if error.attempts else "")
+        return f"{error.source}: {error.what}" + (f": {error.attempts[-1]}" if error.attempts else "")
     return str(error) or type(error).__name__
 
 
@@ -92,13 +92,20 @@ def _identity_text(identity: object) -> str:
 # -- the rig ---------------------------------------------------------------------------------------
 
 
+def _missing_path(spec: str) -> bool:
+    """Whether a port or camera ``spec`` names a path (not a URL, index or name) that is not there: said at once,
+    rather than after the bounded attempts to open it."""
+    return "/" in spec and "://" not in spec and not Path(spec).exists()
+
+
+
 def check_serial(rig: Rig, name: str) -> CheckResult:
     """The named device's line: a real port exists and opens, a simulator starts and its tty opens; then the
     device answers through its driver (its identity; a progressive controller, one level broadcast)."""
     check = f"{name} serial"
     equipment = rig.profile.equipment[name]
     port = equipment.connection.port if equipment.connection is not None and equipment.simulator is None else None
-    if port is not None and "://" not in port and not Path(port).exists():
+    if port is not None and _missing_path(port):
         return CheckResult(check, Status.FAIL, f"{port} does not exist")
     try:
         device = rig.device(name)
@@ -120,8 +127,12 @@ def check_serial(rig: Rig, name: str) -> CheckResult:
 
 def check_camera(rig: Rig, name: str) -> CheckResult:
     """The camera watching the named device opens (a wheel's is calibrated) and delivers a frame."""
+    connection = rig.profile.equipment[name].camera  # type: ignore[union-attr]
+    assert connection is not None, f"{name} has no camera"
+    if not connection.simulated and _missing_path(connection.source):
+        return CheckResult(f"{name} camera", Status.FAIL, f"{connection.source} does not exist")
     opened = rig.open_camera(name)
-    assert opened is not None, f"{name} has no camera"
+    assert opened is not None
     camera = opened.camera
     frame = camera.read()
     height, width = frame.image.shape[:2]
@@ -132,7 +143,7 @@ def check_camera(rig: Rig, name: str) -> CheckResult:
 
 def check_power_supply(rig: Rig, name: str) -> CheckResult:
     """The named power supply (simulated: its simulator started) answers ``*IDN?`` as the profile says, takes
-    its voltage and switches its output on, as the run brings it up."""
+    its voltage and switches its output on, as a run brings it up (and leaves it on, as a run does)."""
     supply = rig.power.supply(name)
     where = "sim" if supply.simulator is not None else supply.instrument.connection.resource  # type: ignore[union-attr]
     return CheckResult(f"{name} VISA", Status.OK, f"{where} *IDN?: {_identity_text(supply.reported)}")

@@ -152,8 +152,11 @@ def still_folder(folder: Path) -> Path:
 def test_a_missing_camera_file_fails_and_a_camera_that_gives_a_frame_passes(tmp_path: Path) -> None:
     missing = tmp_path / "arena.mp4"
     [failed] = rig_checks(load_profile_text(dice_profile(missing), "camera.toml"), tmp_path / "devices")
-    assert (failed.name, failed.status) == ("dice camera", Status.FAIL)
-    assert str(missing) in failed.detail
+    assert failed == CheckResult("dice camera", Status.FAIL, f"{missing} does not exist")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    [failed] = rig_checks(load_profile_text(dice_profile(empty), "camera.toml"), tmp_path / "devices1")
+    assert (failed.status, failed.detail) == (Status.FAIL, f"{empty}: holds no image matching '*.png|*.jpg|*.jpeg'")
     stills = still_folder(tmp_path / "stills")
     [passed] = rig_checks(load_profile_text(dice_profile(stills), "camera.toml"), tmp_path / "devices2")
     assert passed == CheckResult("dice camera", Status.OK, f"folder {stills}: a 160x120 frame")
