@@ -84,9 +84,8 @@ def _guarded(name: str, check: Callable[[], CheckResult]) -> CheckResult:
 
 
 def _identity_text(identity: object) -> str:
-    """A device's reported identity, short: its serial, then its model where it has one."""
-    serial, model = getattr(identity, "serial", None), getattr(identity, "model", None)
-    return f"{serial} ({model})" if serial and model else str(serial or model or identity)
+    """A device's reported identity in a few columns: its serial number (else its model)."""
+    return str(getattr(identity, "serial", None) or getattr(identity, "model", None) or identity)
 
 
 # -- the rig ---------------------------------------------------------------------------------------
