@@ -67,6 +67,7 @@ def check_lines(output: str) -> list[str]:
 
 
 @pytest.mark.skipif(not Dieharder().available or not pdf.available(), reason="dieharder or WeasyPrint missing")
+@pytest.mark.slow(seconds=10)  # the whole simulated rig opened once
 def test_the_simulated_rig_passes_every_check(tmp_path: Path) -> None:
     key = init_key(tmp_path / "keys")
     result = bench("doctor", "--profile", "sim", "--key-dir", str(key.directory))
@@ -86,6 +87,7 @@ def test_the_simulated_rig_passes_every_check(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1] == f"Rig ready: {len(lines)} checks passed"
 
 
+@pytest.mark.slow(seconds=10)  # the whole simulated rig opened once
 def test_a_missing_port_fails_its_check_naming_the_port_exit_2_within_20_s(tmp_path: Path) -> None:
     profile = missing_port_profile(tmp_path)
     started = time.monotonic()
@@ -101,6 +103,7 @@ def test_a_missing_port_fails_its_check_naming_the_port_exit_2_within_20_s(tmp_p
     assert result.stdout.splitlines()[-1].startswith("Rig NOT ready: ")
 
 
+@pytest.mark.slow(seconds=10)  # the whole simulated rig opened once
 def test_certify_on_a_rig_with_a_missing_port_stops_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
     profile = missing_port_profile(tmp_path)
     run = tmp_path / "run"
