@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -88,15 +87,14 @@ def test_the_simulated_rig_passes_every_check(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow(seconds=10)  # the whole simulated rig opened once
-def test_a_missing_port_fails_its_check_naming_the_port_exit_2_within_20_s(tmp_path: Path) -> None:
+def test_a_missing_port_fails_its_check_naming_the_port_exit_2(tmp_path: Path) -> None:
     profile = missing_port_profile(tmp_path)
-    started = time.monotonic()
     result = bench("doctor", "--profile", str(profile), "--key-dir", str(tmp_path / "keys"))
-    assert time.monotonic() - started < 20
     assert result.returncode == 2, result.stdout + result.stderr
     lines = check_lines(result.stdout)
     [port] = [line for line in lines if line.split()[1:3] == ["jackpot", "serial"]]
     assert port.startswith("FAIL") and f"{MISSING_PORT} does not exist" in port
+    assert "attempt" not in port  # said at once, not after the driver's retries
     assert all(line.startswith("ok  ") for line in lines if line.split()[1:3] in (["wheel", "serial"],
                                                                               ["slot", "serial"]))
     assert all(len(line) <= LINE_WIDTH for line in result.stdout.splitlines()), result.stdout
