@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.catalogue import load_catalogue
+from bench.doctor import resumed_rig_not_ready, rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
@@ -118,6 +119,9 @@ def run_certification(
             console.print(f"[red]error:[/] {run_dir} is not empty and holds no run: a run directory must be new or "
                           "empty (choose another --out)")
             return CertifyOutcome(EXIT_ERROR, None, None, [])
+        if (not_ready := rig_not_ready(loaded, suites, profile)) is not None:  # before anything of the run is made
+            console.print(not_ready, markup=False, highlight=False)
+            return CertifyOutcome(EXIT_ERROR, None, None, [])
     lock = RunLock(run_dir)
     try:
         lock.acquire()
@@ -148,6 +152,9 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
                           "a resumed run continues exactly that selection (leave out --suite)")
             return CertifyOutcome(EXIT_ERROR, run_dir, None, [])
         suites = list(original) if original else None
+        if (not_ready := resumed_rig_not_ready(run_dir, suites)) is not None:  # before the run is written into
+            console.print(not_ready, markup=False, highlight=False)
+            return CertifyOutcome(EXIT_ERROR, run_dir, None, [])
         operator = operator or identity.get("operator")
         key = laboratory_key(key_dir)
         if not intact_before_writing(console, run_dir, key, "resumed"):

@@ -96,9 +96,12 @@ class RigDevice:
 class Rig:
     """Opens devices on demand and closes them all at the end."""
 
-    def __init__(self, profile: Profile, work_dir: Path) -> None:
+    def __init__(self, profile: Profile, work_dir: Path, *, cameras: bool = True) -> None:
+        """``cameras``: open the camera beside a device on a data line (a wheel's, a dome's) with the device;
+        without, :meth:`open_camera` opens it on its own (``bench doctor`` checks the two apart)."""
         self.profile = profile
         self.work_dir = Path(work_dir)
+        self.cameras = cameras
         self._devices: dict[str, RigDevice] = {}
         self._stack = ExitStack()
         self.power = RigPower(profile, self.work_dir, self._stack)
@@ -134,12 +137,32 @@ class Rig:
         """Power supplies opened so far (each with its reported identity and wire log)."""
         return self.power.opened_supplies()
 
+    def state_file(self, name: str) -> Path:
+        """The state file (non-volatile memory) of the named device's simulator, which its simulated camera reads."""
+        return self.work_dir / f"{name}.sim-state.json"
+
+    def open_camera(self, name: str) -> RouletteCamera | CameraDiceTable | None:
+        """The camera watching the named device, opened (and closed with the rig); ``None`` when it has none.
+        A dice table's camera and reader are the table itself."""
+        equipment = self.profile.equipment[name]
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        camera: RouletteCamera | CameraDiceTable | None = None
+        if isinstance(equipment, DiceTableEquipment):
+            camera = open_dice_table(equipment, self.work_dir / f"{name}.camera-state.json")
+        elif isinstance(equipment, RouletteWheelEquipment) and equipment.camera is not None:
+            camera = open_wheel_camera(equipment, self.state_file(name))
+        elif isinstance(equipment, CussecDomeEquipment):  # the camera over the glass dome reads the dice
+            camera = open_dome_camera(equipment, self.state_file(name))
+        if camera is not None:
+            self._stack.callback(camera.close)
+        return camera
+
     def _open(self, name: str, equipment: Equipment) -> RigDevice:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.power.power_up(name)  # the supply feeding the device first, its output on
         if isinstance(equipment, DiceTableEquipment):
-            table = open_dice_table(equipment, self.work_dir / f"{name}.camera-state.json")
-            self._stack.callback(table.close)
+            table = self.open_camera(name)
+            assert isinstance(table, CameraDiceTable)
             return RigDevice(name=name, equipment=equipment, driver=table, wire_log=None, simulator=None)
         simulator = None
         connection = equipment.connection
@@ -149,10 +172,8 @@ class Rig:
             if rail is not None:
                 config["power_rail"] = str(rail)
             if isinstance(equipment, ProgressiveControllerEquipment):  # it reads its linked machines' meters
-                config |= progressive_config(equipment, self.profile, lambda machine: self.work_dir / f"{machine}.sim-state.json")
-            simulator = self._stack.enter_context(
-                start_simulator(equipment.kind, config, self.work_dir / f"{name}.sim-state.json")
-            )
+                config |= progressive_config(equipment, self.profile, self.state_file)
+            simulator = self._stack.enter_context(start_simulator(equipment.kind, config, self.state_file(name)))
             port = simulator.tty_path
         else:
             assert connection is not None  # the profile model guarantees one or the other
@@ -171,13 +192,7 @@ class Rig:
         link.open()
         self._stack.callback(link.close)
         driver = make_driver(equipment, link)
-        camera: RouletteCamera | CameraDiceTable | None = None
-        if isinstance(equipment, RouletteWheelEquipment) and equipment.camera is not None:
-            camera = open_wheel_camera(equipment, self.work_dir / f"{name}.sim-state.json")
-            self._stack.callback(camera.close)
-        if isinstance(equipment, CussecDomeEquipment):  # the camera over the glass dome reads the dice
-            camera = open_dome_camera(equipment, self.work_dir / f"{name}.sim-state.json")
-            self._stack.callback(camera.close)
+        camera = self.open_camera(name) if self.cameras else None
         return RigDevice(name=name, equipment=equipment, driver=driver, wire_log=wire_log, simulator=simulator,
                          camera=camera)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.profiles.base import Identity
 from bench.profiles.instruments import PowerSupplyInstrument
 from bench.profiles.model import Profile
 from drivers.instruments import (
@@ -173,18 +174,33 @@ class RigPower:
         return check
 
 
-def _check_identity(driver: ScpiPowerSupply, instrument: PowerSupplyInstrument, reported: InstrumentIdentity) -> None:
-    """The supply on the resource must be the one the profile names (its ``identity``, when given)."""
-    expected = instrument.identity
+class WrongInstrument(InstrumentError):
+    """Another instrument answers on the resource than the one the profile names."""
+
+    def __init__(self, instrument: str, mismatches: list[tuple[str, str, str]]) -> None:
+        self.mismatches = mismatches
+        """Each differing field of ``*IDN?``: (field, what the instrument reported, what the profile says)."""
+        wrong = "; ".join(f"{field} {got!r}, the profile says {wanted!r}" for field, got, wanted in mismatches)
+        super().__init__(instrument, "identify (*IDN?)", [f"another instrument answers: {wrong}"])
+
+
+def identity_mismatches(expected: Identity | None, reported: InstrumentIdentity) -> list[tuple[str, str, str]]:
+    """The fields of ``*IDN?`` where the instrument differs from the profile's ``identity`` (field, reported,
+    expected); none when the profile gives no identity (the firmware is compared only when the profile gives one)."""
     if expected is None:
-        return
+        return []
     wanted = {"manufacturer": expected.manufacturer, "model": expected.model, "serial": expected.serial}
     if expected.firmware:
         wanted["firmware"] = expected.firmware
-    wrong = [f"{field} {getattr(reported, field)!r}, the profile says {value!r}" for field, value in wanted.items()
-             if getattr(reported, field) != value]
-    if wrong:
-        raise InstrumentError(driver.name, "identify (*IDN?)", [f"another instrument answers: {'; '.join(wrong)}"])
+    return [(field, getattr(reported, field), value) for field, value in wanted.items()
+            if getattr(reported, field) != value]
+
+
+def _check_identity(driver: ScpiPowerSupply, instrument: PowerSupplyInstrument, reported: InstrumentIdentity) -> None:
+    """The supply on the resource must be the one the profile names (its ``identity``, when given)."""
+    mismatches = identity_mismatches(instrument.identity, reported)
+    if mismatches:
+        raise WrongInstrument(driver.name, mismatches)
 
 
 def _reopen_if_closed(driver: object) -> None:
