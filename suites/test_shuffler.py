@@ -359,8 +359,8 @@ def shuffles(bench: BenchSession, card_shuffler: Any) -> ObservationStream:
         warnings=bench.stream(WARNINGS_STREAM, SHUFFLES_NODEID), unloads=bench.stream(UNLOADS_STREAM, SHUFFLES_NODEID))
     counter = iter(range(bench.stream(SHUFFLES_STREAM, SHUFFLES_NODEID).count, 10**9))
     stream = collect_observations(bench, SHUFFLES_STREAM, SHUFFLES_NODEID, options.shuffles,
-                                  lambda: play.cycle(next(counter)), "shuffler cycles")
-    collect_observations(bench, END_STREAM, SHUFFLES_NODEID, 1, play.end_of_session, "end-of-session unload")
+                                  lambda: play.cycle(next(counter)), "shuffles")
+    collect_observations(bench, END_STREAM, SHUFFLES_NODEID, 1, play.end_of_session, "final unload")
     return stream
 
 
