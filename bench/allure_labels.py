@@ -21,11 +21,12 @@ def plain_test_name(name: str) -> str:
     return f"{text} [{parameters}" if bracket else text
 
 
-def clause_list(clause_ids: Iterable[str]) -> str:
+def clause_list(clause_ids: Iterable[str], limit: int | None = TITLE_CLAUSES) -> str:
     """Clause ids with their shared regulation and section said once: ``p217-2007/roleta-francesa/2, 5``;
-    beyond :data:`TITLE_CLAUSES` ids the rest are counted."""
+    beyond ``limit`` ids (None: no limit) the rest are counted."""
     ids = list(dict.fromkeys(clause_ids))
-    shown, hidden = ids[:TITLE_CLAUSES], len(ids) - TITLE_CLAUSES
+    limit = len(ids) if limit is None else limit
+    shown, hidden = ids[:limit], len(ids) - limit
     groups: dict[str, list[str]] = {}
     for clause_id in shown:
         prefix, _, rule = clause_id.rpartition("/")
