@@ -7,6 +7,7 @@ epic, feature and story wherever it appears.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 TITLE_CLAUSES = 3
@@ -21,10 +22,15 @@ def plain_test_name(name: str) -> str:
     return f"{text} [{parameters}" if bracket else text
 
 
+def natural_order(clause_id: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key of a clause id with its numbers compared as numbers (``.../2`` before ``.../13``)."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", clause_id))
+
+
 def clause_list(clause_ids: Iterable[str], limit: int | None = TITLE_CLAUSES) -> str:
-    """Clause ids with their shared regulation and section said once: ``p217-2007/roleta-francesa/2, 5``;
-    beyond ``limit`` ids (None: no limit) the rest are counted."""
-    ids = list(dict.fromkeys(clause_ids))
+    """Clause ids in natural order with their shared regulation and section said once:
+    ``p217-2007/roleta-francesa/2, 5``; beyond ``limit`` ids (None: no limit) the rest are counted."""
+    ids = sorted(dict.fromkeys(clause_ids), key=natural_order)
     limit = len(ids) if limit is None else limit
     shown, hidden = ids[:limit], len(ids) - limit
     groups: dict[str, list[str]] = {}

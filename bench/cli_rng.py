@@ -155,7 +155,7 @@ def nist(
                     "yes" if result.passed() else f"no ({sum(p < 0.01 for p in result.p_values.values())} below)")
                 table.add_row(SECTIONS[result.test], result.test, str(len(result.p_values)), _fmt(result.min_p_value),
                               state, f"{battery.seconds[result.test]:.3f}")
-            console.print(table)
+            console.print(table, soft_wrap=False)
             for note in notes:
                 console.print(note, soft_wrap=False, highlight=False)
             console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({document['method']})"
@@ -177,7 +177,7 @@ def nist(
                     continue  # one line per template/state only when it stands out
                 table.add_row(label.label + (" *" if flagged else ""), str(label.sequences), f"{label.proportion:.4f}",
                               f"{label.interval[0]:.4f}-{label.interval[1]:.4f}", _fmt(label.uniformity_p_value))
-            console.print(table)
+            console.print(table, soft_wrap=False)
             console.print("n: sequences the test applied to; P-value_T: uniformity of their p-values (SP 800-22 "
                           "section 4.2.2); *: outside the NIST interval, or rejected", soft_wrap=False, highlight=False)
             console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({report.to_json()['method']})",
@@ -281,7 +281,7 @@ def outcomes(
                 "REJECT" if member.rejected else "ok")
             table.add_row(member.name, f"{result.statistic:.4g}", _fmt(member.p_value), _fmt(member.adjusted_p_value),
                           verdict)
-        console.print(table)
+        console.print(table, soft_wrap=False)
         console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({adjustment.description} at {alpha})")
     raise typer.Exit(0 if passed else 1)
 
@@ -339,6 +339,6 @@ def dieharder(
         for result in run.results:
             table.add_row(result.label, ", ".join(f"{row.p_value:.6f}" for row in result.rows), str(result.status),
                           f"{result.bytes_read:,}" if result.bytes_read is not None else "-", result.reason or "")
-        console.print(table)
+        console.print(table, soft_wrap=False)
         console.print(f"Verdict: [bold]{run.verdict}[/]")
     raise typer.Exit({"PASS": 0, "FAIL": 1}.get(run.verdict, 2))
