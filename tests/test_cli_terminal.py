@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import re
@@ -64,7 +65,7 @@ def test_help_reads_plainly_at_80_columns(command: list[str]) -> None:
     assert "``" not in result.output  # docstring markup shown raw
     lines = [line.strip() for line in result.output.splitlines() if not line.startswith(("│", "╭", "╰"))]
     # a paragraph of the description is reflowed to the width, not broken where the docstring's source lines ended
-    short = [line for line, after in zip(lines, lines[1:], strict=False)
+    short = [line for line, after in itertools.pairwise(lines)
              if 0 < len(line) < 40 and after and after[0].islower() and not line.endswith((".", ":", ")"))]
     assert not short, short
 
