@@ -213,7 +213,10 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     if not any(verdict.verdict in (PASS, FAIL, ERROR, INCOMPLETE) for verdict in verdicts):
         console.print("[red]error:[/] no clause was tested")
         code = EXIT_ERROR
-    write_run_context(run_dir, verdicts, catalogue)
+    try:
+        write_run_context(run_dir, verdicts, catalogue)
+    except (OSError, JournalError) as error:  # the browsing aid is incomplete; the evidence and verdicts are not
+        console.print(f"[yellow]allure environment and clause results not written:[/] {error}")
     if not write_result_files(console, run_dir, verdicts, catalogue, result_files):
         code = EXIT_ERROR
     print_lost_games(console, run_dir)
