@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from fixtures.progress import LABEL_WIDTH, RunProgress, StreamProgress
@@ -96,3 +100,21 @@ def test_without_a_display_progress_calls_do_nothing() -> None:
     stream.advance(3)
     stream.finish("decided")
     assert stream.completed == 3
+
+
+@pytest.mark.slow(seconds=30)
+def test_a_roulette_run_whose_sequential_test_decides_early_leaves_no_spins_bar(tmp_path: Path) -> None:
+    """The biased wheel's sequential test rejects long before the cap of 3,700 spins: the run's progress says so
+    in one line and its last picture holds the tests' bar only."""
+    environment = {**os.environ, "COLUMNS": "80"}
+    result = subprocess.run([str(Path(sys.executable).with_name("bench")), "certify", "--profile", "sim-biased-wheel",
+                             "--suite", "roulette", "--no-pdf", "--out", str(tmp_path / "run")],
+                            capture_output=True, text=True, timeout=600, check=False, env=environment)
+    assert result.returncode == 1, result.stdout + result.stderr
+    progress = result.stderr.splitlines()
+    assert all(len(line) <= 80 for line in progress), progress
+    [decided] = [line for line in progress if line.startswith("spins:")]
+    assert re.fullmatch(r"spins: [\d,]+ of at most 3,700 \(the sequential test decided\)", decided), decided
+    bars = [line for line in progress if re.search(r"\d+/\d+ ", line)]
+    assert bars and bars[-1].startswith("tests ") and "7/7" in bars[-1]
+    assert not any(line.startswith("spins ") for line in bars)  # no spins bar in the picture the run leaves
