@@ -21,7 +21,8 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from bench.catalogue import load_catalogue
+from bench.catalogue import Catalogue, load_catalogue
+from bench.cli_summary import print_verdicts
 from bench.doctor import resumed_rig_not_ready, rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
@@ -30,6 +31,7 @@ from bench.rundir import LOCK_FILE, RunLock, RunLocked
 from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
 from fixtures.session import SELECTION_EVENT, default_run_dir, missing_identity_message
+from reports.allure_context import write_run_context
 from reports.certificate import write_certificates
 from reports.clause_verdicts import (
     ERROR,
@@ -39,11 +41,11 @@ from reports.clause_verdicts import (
     ClauseVerdict,
     exit_code,
     lost_games,
-    overall_verdict,
     run_id_of,
     verdicts_of_run,
 )
 from reports.manifest import SIGNATURE_FILE, ManifestError, sign_run, unsign
+from reports.result_export import run_results, write_json, write_junit_xml
 from reports.signing import KeyFileError, LabKey, load_key
 
 EXIT_PASS, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
@@ -58,6 +60,16 @@ class CertifyOutcome:
     report: Path | None
     verdicts: list[ClauseVerdict]
     pytest_exit_code: int | None = None
+
+
+@dataclass(frozen=True)
+class ResultFiles:
+    """Machine-readable copies of the verdicts ``bench certify`` writes besides the certificate."""
+
+    json: Path | None = None
+    """:class:`reports.result_export.RunResults` as JSON."""
+    junit_xml: Path | None = None
+    """One JUnit testcase per clause."""
 
 
 def _pytest_arguments(files: list[Path], profile: str, run_dir: Path, operator: str | None = None,
@@ -87,9 +99,14 @@ def run_certification(
     key_dir: Path | None = None,
     operator: str | None = None,
     pdf: bool = True,
+    verbose: bool = False,
+    result_files: ResultFiles = ResultFiles(),
 ) -> CertifyOutcome:
     """Run (or resume) a certification and judge it; ``operator`` is journalled and named on the report. With
-    ``pdf`` false the certificate is written as HTML only (``bench report DIR --pdf`` writes it later).
+    ``pdf`` false the certificate is written as HTML only (``bench report DIR --pdf`` writes it later). The run
+    ends with its overall verdict and the clauses needing attention (with ``verbose``, every judged clause
+    before them: :mod:`bench.cli_summary`); ``result_files`` names where to write the verdicts as JSON and JUnit
+    XML (before the run is signed, so a file inside the run directory is signed with it).
 
     The run directory is locked for the whole run (:class:`bench.rundir.RunLock`: a second writer exits 2 at
     once). A resumed run continues exactly the suites it was started with, under the profile its journal
@@ -130,14 +147,15 @@ def run_certification(
         return CertifyOutcome(EXIT_ERROR, None, None, [])
     try:
         return _locked_certification(console, run_dir, profile=profile, suites=suites, resume=resume is not None,
-                                     show_progress=show_progress, key_dir=key_dir, operator=operator, pdf=pdf)
+                                     show_progress=show_progress, key_dir=key_dir, operator=operator, pdf=pdf,
+                                     verbose=verbose, result_files=result_files)
     finally:
         lock.release()
 
 
 def _locked_certification(console: Console, run_dir: Path, *, profile: str, suites: list[str] | None, resume: bool,
                           show_progress: bool, key_dir: Path | None, operator: str | None,
-                          pdf: bool) -> CertifyOutcome:
+                          pdf: bool, verbose: bool = False, result_files: ResultFiles = ResultFiles()) -> CertifyOutcome:
     """:func:`run_certification` once the run directory is locked."""
     key: LabKey | KeyFileError | None = None
     if resume:
@@ -197,7 +215,6 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
         return CertifyOutcome(EXIT_ERROR, run_dir, None, [], pytest_code)
     catalogue = load_catalogue()
     verdicts = verdicts_of_run(run_dir, catalogue)
-    print_summary(console, verdicts)
     print_suite_times(console, run_dir)
     report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint, pdf=pdf)
     code = exit_code(verdicts)
@@ -206,10 +223,36 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     if not any(verdict.verdict in (PASS, FAIL, ERROR, INCOMPLETE) for verdict in verdicts):
         console.print("[red]error:[/] no clause was tested")
         code = EXIT_ERROR
-    print_overall(console, verdicts, run_dir)
+    try:
+        write_run_context(run_dir, verdicts, catalogue)
+    except (OSError, JournalError) as error:  # the browsing aid is incomplete; the evidence and verdicts are not
+        console.print(f"[yellow]allure environment and clause results not written:[/] {error}")
+    if not write_result_files(console, run_dir, verdicts, catalogue, result_files):
+        code = EXIT_ERROR
+    print_lost_games(console, run_dir)
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
     sign_with(console, run_dir, key)  # an unsigned run keeps its verdict; verify reports it unsigned
+    print_verdicts(console, verdicts, run_dir, verbose=verbose)
     return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
+
+
+def write_result_files(console: Console, run_dir: Path, verdicts: list[ClauseVerdict], catalogue: Catalogue,
+                       files: ResultFiles) -> bool:
+    """The verdicts as JSON and JUnit XML where ``files`` asks (each written atomically); False, with the reason
+    printed, when one could not be written."""
+    if files.json is None and files.junit_xml is None:
+        return True
+    results = run_results(run_dir, verdicts, catalogue)
+    for path, write in ((files.json, write_json), (files.junit_xml, write_junit_xml)):
+        if path is None:
+            continue
+        try:
+            write(path, results)
+        except OSError as error:
+            console.print(f"[bold red]NOT WRITTEN:[/] {path}: {error.strerror or error}")
+            return False
+        console.print(f"Results: {path}")
+    return True
 
 
 def remove_partial_allure_results(run_dir: Path) -> list[str]:
@@ -274,16 +317,8 @@ def intact_before_writing(console: Console, run_dir: Path, key: LabKey | KeyFile
     return False
 
 
-def print_overall(console: Console, verdicts: list[ClauseVerdict], run_dir: Path) -> None:
-    """The run's overall verdict, one line (INCOMPLETE names the tests that did not finish)."""
-    overall = overall_verdict(verdicts)
-    style = {PASS: "bold green", FAIL: "bold red", ERROR: "bold yellow", INCOMPLETE: "bold yellow"}.get(overall, "dim")
-    text = {PASS: "PASS on every tested clause", FAIL: "FAIL: at least one clause failed",
-            ERROR: "ERROR: at least one clause could not be tested because of an error",
-            INCOMPLETE: "INCOMPLETE: at least one planned test did not finish; no compliance is stated "
-                        f"(`bench certify --resume {run_dir}` completes it)",
-            }.get(overall, "no clause was tested")
-    console.print(f"Overall result: [{style}]{text}[/]")
+def print_lost_games(console: Console, run_dir: Path) -> None:
+    """How many games a killed session lost (journalled on resume), when any."""
     with Journal(run_dir / Journal.FILENAME, create=False) as journal:
         lost = lost_games(journal, run_id_of(journal))
     if lost:
@@ -328,31 +363,6 @@ def print_suite_times(console: Console, run_dir: Path) -> None:
         table.add_row(item.suite, str(item.tests), f"{item.seconds:.1f} s")
     table.add_row("all suites", str(sum(item.tests for item in times)), f"{sum(item.seconds for item in times):.1f} s")
     console.print(table)
-
-
-def print_summary(console: Console, verdicts: list[ClauseVerdict]) -> None:
-    """The clause summary table: clause, verdict, key measurement."""
-    table = Table(title="Clause verdicts", show_lines=False)
-    table.add_column("Clause")
-    table.add_column("Verdict")
-    table.add_column("Key measurement")
-    styles = {PASS: "green", FAIL: "bold red", ERROR: "yellow", INCOMPLETE: "yellow"}
-    for verdict in verdicts:
-        if verdict.verdict not in (PASS, FAIL, ERROR, INCOMPLETE) and not verdict.tests:
-            continue  # uncovered clauses are listed in the report, not here
-        key = verdict.key_measurement
-        if key is None:
-            text = verdict.reason
-        else:
-            unit = f" {key['unit']}" if key["unit"] else ""
-            p_text = f", p = {key['p_value']:.3g}" if key["p_value"] is not None else ""
-            text = f"{key['name']} = {key['value']}{unit}{p_text}"
-        style = styles.get(verdict.verdict, "dim")
-        table.add_row(verdict.clause_id, f"[{style}]{verdict.verdict}[/]", text)
-    console.print(table)
-    uncovered = sum(1 for verdict in verdicts if not verdict.tests)
-    if uncovered:
-        console.print(f"{uncovered} bench clause(s) of this equipment are not covered by any suite yet (see the report).")
 
 
 def sign_evidence(console: Console, run_dir: Path, key_dir: Path | None) -> bool:

@@ -9,18 +9,23 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.text import Text
 
+from bench import __version__
+from bench.allure_labels import clause_list, plain_test_name
 from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
 from bench.catalogue.model import Testability
 from bench.cli_doctor import doctor
+from bench.cli_help import complete_profile, complete_suite, suite_names, use_plain_metavars
 from bench.cli_integrity import keys_app, sign, verify
+from bench.cli_layout import record
 from bench.cli_plan import plan
 from bench.cli_read import calibrate_app, read_app
 from bench.cli_rng import rng_app
 
+use_plain_metavars()
 app = typer.Typer(help="Certification bench for casino equipment regulated by SRIJ.", no_args_is_help=True,
-                  add_completion=False)
+                  rich_markup_mode="markdown")
 sim_app = typer.Typer(help="Device simulators.", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
 app.add_typer(rng_app, name="rng")
@@ -35,10 +40,27 @@ console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"bench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the bench's version and exit.")] = False,
+) -> None:
+    """Certification bench for casino equipment regulated by SRIJ."""
+
+
 @app.command()
 def certify(
-    profile: Annotated[str, typer.Option(help="Built-in profile name or TOML path.")] = "sim",
-    suite: Annotated[list[str] | None, typer.Option(help="Suite to run (e.g. roulette); repeatable. Default: all.")] = None,
+    profile: Annotated[str, typer.Option(help="Built-in profile name (`bench profiles`) or TOML path.",
+                                         autocompletion=complete_profile)] = "sim",
+    suite: Annotated[list[str] | None, typer.Option(
+        metavar="SUITE", autocompletion=complete_suite,
+        help=f"Suite to run, repeatable (default: all): {', '.join(suite_names())}.")] = None,
     out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/<profile>-<time>).")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue the run in this directory.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
@@ -49,19 +71,27 @@ def certify(
     = None,
     pdf: Annotated[bool, typer.Option(help="Write the PDF certificate beside the HTML (--no-pdf: HTML only; "
                                            "`bench report RUN_DIR --pdf` writes it later).")] = True,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print every judged clause, not only those that "
+                                                                  "failed, errored or did not finish.")] = False,
+    json_file: Annotated[Path | None, typer.Option("--json", metavar="FILE", help="Write the verdicts and "
+                                                   "measurements as JSON (schema: docs/results.schema.json).")] = None,
+    junit_xml: Annotated[Path | None, typer.Option("--junit-xml", metavar="FILE", help="Write the verdicts as JUnit "
+                                                   "XML, one test case per clause.")] = None,
 ) -> None:
-    """Run the certification suites on the profile's rig; exit 0 pass, 1 fail, 2 error."""
-    from bench.certify import run_certification
+    """Run the certification suites on the profile's rig; exit 0 pass, 1 fail, 2 error or incomplete."""
+    from bench.certify import ResultFiles, run_certification
 
     outcome = run_certification(console, profile=profile, suites=suite, out=out, resume=resume, show_progress=progress,
-                                key_dir=key_dir, operator=operator, pdf=pdf)
+                                key_dir=key_dir, operator=operator, pdf=pdf, verbose=verbose,
+                                result_files=ResultFiles(json_file, junit_xml))
     raise typer.Exit(outcome.exit_code)
 
 
 @app.command()
 def clauses(
     regulation: Annotated[str | None, typer.Option(help="Only this regulation (e.g. p217-2007).")] = None,
-    kind: Annotated[EquipmentKind | None, typer.Option(help="Only clauses about this kind.")] = None,
+    kind: Annotated[EquipmentKind | None, typer.Option(
+        metavar="KIND", help=f"Only clauses about this kind: {', '.join(kind.value for kind in EquipmentKind)}.")] = None,
     testable: Annotated[bool, typer.Option("--testable", help="Only bench-testable clauses.")] = False,
     coverage: Annotated[bool, typer.Option("--coverage", help="For bench clauses: the suite tests citing each.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
@@ -92,26 +122,39 @@ def clauses(
             payload["uncovered"] = [clause.id for clause in selected if clause.id not in cited]
         sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
         return
-    table = Table(show_lines=False)
-    table.add_column("Clause", no_wrap=True)
-    table.add_column("Testability")
-    table.add_column("Kinds")
-    table.add_column("Tests citing it" if coverage else "Summary")
     for clause in selected:
-        last = ", ".join(cited.get(clause.id, [])) or "[red]uncovered[/]" if coverage else clause.summary_en
-        table.add_row(clause.id, clause.testability.value, ", ".join(kind.value for kind in clause.kinds), last)
-    console.print(table)
+        kinds = ", ".join(kind.value for kind in clause.kinds)
+        head = Text.assemble((clause.id, "bold"), "  ", (clause.testability.value, "cyan"))
+        details: list[Text | str] = (cited_lines(cited.get(clause.id, [])) or [Text("uncovered", style="red")]
+                                     if coverage else [clause.summary_en])
+        if head.cell_len + 2 + len(kinds) <= console.width:
+            head.append(f"  {kinds}", style="dim")
+        else:  # the kinds on a line of their own rather than wrapped under the clause id
+            details.insert(0, Text(kinds, style="dim"))
+        console.print(record(head, details), soft_wrap=False)
     if coverage:
         covered = sum(1 for clause in selected if clause.id in cited)
-        console.print(f"{covered} of {len(selected)} bench clauses covered by suite tests; {len(selected) - covered} uncovered")
+        console.print(f"{covered} of {len(selected)} bench clauses covered by suite tests; "
+                      f"{len(selected) - covered} uncovered", soft_wrap=False)
     else:
         console.print(f"{len(selected)} clauses")
+
+
+def cited_lines(test_ids: list[str]) -> list[str]:
+    """The suite tests citing a clause, one line per suite in plain words: ``roulette: Wheel numbering; Pocket
+    fairness`` for ``suites/test_roulette.py::test_wheel_numbering`` and ``...::test_pocket_fairness``."""
+    by_suite: dict[str, list[str]] = {}
+    for test_id in test_ids:
+        path, _, name = test_id.partition("::")
+        by_suite.setdefault(Path(path).stem.removeprefix("test_"), []).append(plain_test_name(name))
+    return [f"{suite}: {'; '.join(names)}" for suite, names in by_suite.items()]
 
 
 @app.command()
 def profiles(path: Annotated[Path | None, typer.Argument(help="Validate this profile file.")] = None) -> None:
     """List the built-in profiles, or validate a profile file."""
     from bench.profiles import ProfileError, builtin_profiles, load_profile
+    from bench.profiles.loader import BUILTIN_DIR
 
     if path is not None:
         try:
@@ -121,9 +164,23 @@ def profiles(path: Annotated[Path | None, typer.Argument(help="Validate this pro
             raise typer.Exit(2) from error
         console.print(f"{path}: valid profile {profile.name!r} with {len(profile.equipment)} piece(s) of equipment")
         return
-    for name, file in builtin_profiles().items():
+    from bench.sensitivity import expectations
+
+    expected = expectations()
+    builtin = builtin_profiles()
+    for name in sorted(builtin, key=lambda item: (item != "sim", item)):  # the default profile first
         profile, _, _ = load_profile(name)
-        console.print(f"[bold]{name}[/]  {profile.description}  ({file})")
+        row = expected.get(name)
+        head = Text(name, style="bold")
+        details: list[Text | str] = [profile.description]
+        if row is not None and row.must_fail:
+            head.append(f"  expected to FAIL {len(row.must_fail)} clause(s)", style="red")
+            details.append(f"fails {clause_list(sorted(row.must_fail), limit=None)}")
+        elif row is not None:
+            head.append("  expected to PASS", style="green")
+        console.print(record(head, details), soft_wrap=False)
+    console.print("Expected verdicts: the sensitivity matrix (bench/sensitivity.py), proven by the project's "
+                  f"tests; other profiles carry none. Files: {BUILTIN_DIR}", soft_wrap=False)
 
 
 @app.command()

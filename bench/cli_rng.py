@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -30,6 +31,15 @@ def _fail_input(message: str) -> typer.Exit:
 def _progress(enabled: bool) -> Progress:
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),
                     TimeRemainingColumn(), console=Console(stderr=True), transient=True, disable=not enabled)
+
+
+def _table(title: str, columns: tuple[str, ...]) -> Table:
+    """A result table for an 80-column terminal: no vertical rules, one space between columns, no cell cut (the
+    test names and figures are short enough; a longer explanation goes in a note under the table)."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, title_justify="left")
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    return table
 
 
 def _fmt(value: float | None) -> str:
@@ -135,17 +145,21 @@ def nist(
         if as_json:
             console.print_json(json.dumps(document))
         else:
-            table = Table(title=f"SP 800-22 on {file} ({battery.n:,} bits)")
-            for column in ("section", "test", "p-values", "lowest p", "pass at 0.01", "seconds"):
-                table.add_column(column)
+            table = _table(f"SP 800-22 on {file} ({battery.n:,} bits)", ("§", "test", "p-values", "lowest p",
+                                                                           "at 0.01", "seconds"))
+            notes: list[str] = []
             for result in battery.results:
-                state = ("n/a: " + (result.not_applicable or "")) if not result.applicable else (
+                if not result.applicable:
+                    notes.append(f"[{len(notes) + 1}] {SECTIONS[result.test]} {result.test}: {result.not_applicable}")
+                state = f"n/a [{len(notes)}]" if not result.applicable else (
                     "yes" if result.passed() else f"no ({sum(p < 0.01 for p in result.p_values.values())} below)")
                 table.add_row(SECTIONS[result.test], result.test, str(len(result.p_values)), _fmt(result.min_p_value),
                               state, f"{battery.seconds[result.test]:.3f}")
-            console.print(table)
+            console.print(table, soft_wrap=False)
+            for note in notes:
+                console.print(note, soft_wrap=False, highlight=False)
             console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({document['method']})"
-                          + (f"; rejected: {', '.join(rejected)}" if rejected else ""))
+                          + (f"; rejected: {', '.join(rejected)}" if rejected else ""), soft_wrap=False)
     else:
         report = second_level(batteries, family_alpha=alpha)
         passed = report.passed
@@ -154,19 +168,20 @@ def nist(
         if as_json:
             console.print_json(json.dumps(document))
         else:
-            table = Table(title=f"SP 800-22 second level on {file}: {report.sequences} sequences of {length:,} bits")
-            for column in ("label", "sequences", "proportion", "NIST interval", "uniformity P-value_T", "flag"):
-                table.add_column(column)
+            table = _table(f"SP 800-22 second level on {file}: {report.sequences} sequences of {length:,} bits",
+                           ("label", "n", "proportion", "NIST interval", "P-value_T"))
             for label in report.labels:
                 flagged = label.label in report.nist_flags or any(entry.startswith(label.label + ":")
                                                                  for entry in report.rejected)
                 if label.label.count("/") and not flagged:
                     continue  # one line per template/state only when it stands out
-                table.add_row(label.label, str(label.sequences), f"{label.proportion:.4f}",
-                              f"{label.interval[0]:.4f}-{label.interval[1]:.4f}", _fmt(label.uniformity_p_value),
-                              "*" if flagged else "")
-            console.print(table)
-            console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({report.to_json()['method']})")
+                table.add_row(label.label + (" *" if flagged else ""), str(label.sequences), f"{label.proportion:.4f}",
+                              f"{label.interval[0]:.4f}-{label.interval[1]:.4f}", _fmt(label.uniformity_p_value))
+            console.print(table, soft_wrap=False)
+            console.print("n: sequences the test applied to; P-value_T: uniformity of their p-values (SP 800-22 "
+                          "section 4.2.2); *: outside the NIST interval, or rejected", soft_wrap=False, highlight=False)
+            console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({report.to_json()['method']})",
+                          soft_wrap=False)
     raise typer.Exit(0 if passed else 1)
 
 
@@ -266,7 +281,7 @@ def outcomes(
                 "REJECT" if member.rejected else "ok")
             table.add_row(member.name, f"{result.statistic:.4g}", _fmt(member.p_value), _fmt(member.adjusted_p_value),
                           verdict)
-        console.print(table)
+        console.print(table, soft_wrap=False)
         console.print(f"Verdict: [bold]{'PASS' if passed else 'FAIL'}[/] ({adjustment.description} at {alpha})")
     raise typer.Exit(0 if passed else 1)
 
@@ -324,6 +339,6 @@ def dieharder(
         for result in run.results:
             table.add_row(result.label, ", ".join(f"{row.p_value:.6f}" for row in result.rows), str(result.status),
                           f"{result.bytes_read:,}" if result.bytes_read is not None else "-", result.reason or "")
-        console.print(table)
+        console.print(table, soft_wrap=False)
         console.print(f"Verdict: [bold]{run.verdict}[/]")
     raise typer.Exit({"PASS": 0, "FAIL": 1}.get(run.verdict, 2))

@@ -98,6 +98,12 @@ MATRIX: tuple[FaultRow, ...] = (
 )
 
 
+def expectations() -> dict[str, FaultRow]:
+    """What each profile of the matrix must do, by profile name: the fair ``sim`` (its row fails nothing) and
+    each faulty profile with the clauses it must fail (``bench profiles`` shows them)."""
+    return {row.profile: row for row in (FAIR, *MATRIX)}
+
+
 @dataclass(frozen=True)
 class RowRun:
     """What one row's certification judged."""

@@ -30,6 +30,9 @@ from reports.figures import Figure, figures
 from reports.run_data import RunData, WireExcerpt
 
 RESULTS_DIR = "allure-results"
+CLAUSE_RESULTS_PACKAGE = "clauses"
+"""``fullName`` prefix (``clauses#<clause id>``) of the results :mod:`reports.allure_context` writes for clauses no
+test examined; they are not tests, and get no evidence here."""
 _NAMESPACE = uuid.UUID("7d1f3c2e-5b8a-4a51-9d0e-3f6b2a1c9e47")
 
 
@@ -45,9 +48,11 @@ def _load_results(results_dir: Path) -> dict[Path, dict[str, Any]]:
     results = {}
     for path in sorted(results_dir.glob("*-result.json")):
         try:
-            results[path] = json.loads(path.read_text(encoding="utf-8"))
+            result = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue  # a result allure-pytest did not finish writing is not ours to repair
+        if not str(result.get("fullName", "")).startswith(f"{CLAUSE_RESULTS_PACKAGE}#"):
+            results[path] = result
     return results
 
 

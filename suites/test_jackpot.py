@@ -306,7 +306,7 @@ def test_prize_rounds(jackpot_display: Any, bench: BenchSession, measure: Any) -
         return value
 
     rounds = bench.stream(ROUNDS_STREAM, ROUNDS_NODEID)  # a resumed run continues with the next round
-    progress = bench.stream_progress("jackpot prize rounds", len(ROUNDS), rounds.count)
+    progress = bench.stream_progress("prize rounds", len(ROUNDS), rounds.count)
     while rounds.count < len(ROUNDS):
         rounds.record(one_round(rounds.count), source=jackpot_display.name)
         progress.advance()

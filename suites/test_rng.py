@@ -66,7 +66,7 @@ def raw_sample(bench: BenchSession, rng_source: Any) -> bytes:
         return {"block": block.block, "hex": block.data.hex()}, rng_source.name, None
 
     stream: ObservationStream = collect_observations(bench, RAW_STREAM, RAW_NODEID, blocks, one_block,
-                                                     "RNG raw output (4 KiB blocks)")
+                                                     "RNG 4 KiB blocks")
     return b"".join(bytes.fromhex(value["hex"]) for value in stream.values())
 
 
@@ -76,7 +76,7 @@ def test_nist_sp800_22(rng_source: Any, raw_sample: bytes, bench: BenchSession, 
     options = rng_source.equipment.options
     bits = bits_from_bytes(raw_sample)
     sequences = split_sequences(bits, options.nist_sequence_bits, options.nist_sequences)
-    progress = bench.stream_progress("SP 800-22 sequences", len(sequences), 0)
+    progress = bench.stream_progress("NIST sequences", len(sequences), 0)
     batteries = []
     for sequence in sequences:
         batteries.append(run_battery(sequence))
@@ -174,7 +174,7 @@ def draws(bench: BenchSession, rng_source: Any) -> np.ndarray:
         block = no_reads.taking(lambda: driver.draw_block(options.draw_range, DRAW_BLOCK_COUNT))()
         return {"block": block.block, "values": list(block.values)}, rng_source.name, None
 
-    stream = collect_observations(bench, DRAW_STREAM, DRAW_NODEID, blocks, one_block, "RNG game draws (blocks of 256)")
+    stream = collect_observations(bench, DRAW_STREAM, DRAW_NODEID, blocks, one_block, "RNG draw blocks")
     return np.array([value for entry in stream.values() for value in entry["values"]], dtype=np.int64)[: options.draws]
 
 

@@ -218,7 +218,7 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
             return value, roulette_wheel.name, raw_ref
 
     if not options.sequential:
-        return collect_observations(bench, SPINS_STREAM, SPINS_NODEID, options.spins, one_spin, "roulette spins")
+        return collect_observations(bench, SPINS_STREAM, SPINS_NODEID, options.spins, one_spin, "spins")
     return collect_until_decided(bench, options, one_spin)
 
 
@@ -266,15 +266,15 @@ def collect_until_decided(bench: BenchSession, options: Any,
     """
     stream = bench.stream(SPINS_STREAM, SPINS_NODEID)
     test = replay(sector_test(options), [value["number"] for value in stream.values()])
-    progress = bench.stream_progress("roulette spins (until the sequential test decides)", options.spins,
-                                     stream.count)
-    while stream.count < options.spins and (test.decision is Decision.CONTINUE
-                                            or stream.count < options.chi_square_spins):
-        value, source, raw_ref = take_one()
-        stream.record(value, source=source, raw_ref=raw_ref)
-        progress.advance()
-        if test.decision is Decision.CONTINUE:
-            test.update(value["number"])
+    with bench.stream_progress("spins", options.spins, stream.count) as progress:
+        while stream.count < options.spins and (test.decision is Decision.CONTINUE
+                                                or stream.count < options.chi_square_spins):
+            value, source, raw_ref = take_one()
+            stream.record(value, source=source, raw_ref=raw_ref)
+            progress.advance()
+            if test.decision is Decision.CONTINUE:
+                test.update(value["number"])
+        progress.finish("the sequential test decided")  # before its cap: the bar goes, one line says why
     return stream
 
 

@@ -384,9 +384,8 @@ def shuffles(bench: BenchSession, card_shuffler: Any) -> ObservationStream:
             raise
 
     stream = collect_observations(bench, SHUFFLES_STREAM, SHUFFLES_NODEID, options.shuffles,
-                                  no_reads.taking(one_cycle), "shuffler cycles")
-    collect_observations(bench, END_STREAM, SHUFFLES_NODEID, 1, no_reads.taking(play.end_of_session),
-                         "end-of-session unload")
+                                  no_reads.taking(one_cycle), "shuffles")
+    collect_observations(bench, END_STREAM, SHUFFLES_NODEID, 1, no_reads.taking(play.end_of_session), "final unload")
     return stream
 
 

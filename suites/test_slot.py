@@ -142,7 +142,7 @@ def play(bench: BenchSession, slot_machine: Any) -> list[dict[str, Any]]:
     rows = stream.values()
     if rows[-1]["phase"] != "after":
         target = rows[0]["games_played"] + options.plays
-        progress = bench.stream_progress("slot machine games", options.plays,
+        progress = bench.stream_progress("slot games", options.plays,
                                          rows[-1]["games_played"] - rows[0]["games_played"])
         last, moved = rows[-1]["games_played"], time.monotonic()
         surely(driver.enable_play)

@@ -36,6 +36,9 @@ RUN_TIMEOUT_S = 900
 PYTEST_SUITE_OPTIONS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark", "-q",
                         "-o", "addopts=")
 
+RESULTS_JSON, RESULTS_JUNIT = "results.json", "junit.xml"
+"""Beside a certified run's directory (``run``): its verdicts as ``bench certify --json`` and ``--junit-xml`` wrote them."""
+
 R = TypeVar("R")
 
 
@@ -97,12 +100,14 @@ def _profile_argument(profile: str, directory: Path) -> str:
 
 def run_suite(suite: str, profile: str, directory: Path, *, certificate: bool = True) -> FinishedRun:
     """``bench certify --suite suite`` on ``profile`` into ``directory/run`` (the HTML certificate: the PDF is
-    proven by ``tests/test_certify.py`` and ``tests/test_report_pdf.py``), or with ``certificate=False`` the suite
+    proven by ``tests/test_certify.py`` and ``tests/test_report_pdf.py``; the verdicts as JSON and JUnit XML in
+    ``directory``: :data:`RESULTS_JSON`, :data:`RESULTS_JUNIT`), or with ``certificate=False`` the suite
     file ``suites/test_<suite>.py`` through pytest with the bench plugin (no certificate, no signature)."""
     run_dir = directory / "run"
     argument = _profile_argument(profile, directory)
     if certificate:
-        command = [BENCH, "certify", "--no-progress", "--no-pdf", "--profile", argument, "--out", str(run_dir)]
+        command = [BENCH, "certify", "--no-progress", "--no-pdf", "--profile", argument, "--out", str(run_dir),
+                   "--json", str(directory / RESULTS_JSON), "--junit-xml", str(directory / RESULTS_JUNIT)]
         command += ["--suite", suite] if suite else []
     else:
         command = [sys.executable, "-m", "pytest", str(ROOT / "suites" / f"test_{suite}.py"), "--profile", argument,

@@ -32,14 +32,14 @@ def certify(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[st
 def test_fair_simulated_rig_passes(tmp_path: Path) -> None:
     run = tmp_path / "run"
     key = init_key(tmp_path / "keys")
-    result = certify("--profile", "sim", "--out", str(run), "--key-dir", str(key.directory))
+    result = certify("--profile", "sim", "--out", str(run), "--key-dir", str(key.directory), "--verbose")
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"key {key.fingerprint}" in result.stdout.replace("\n", "")
     assert "Time per suite" in result.stdout and "suites/test_roulette.py" in result.stdout
     verification = verify_run(run, key.public)
     assert verification.intact, verification.problems
     assert verification.files_checked > 10
-    assert "p217-2007/roleta-francesa/5" in result.stdout and "FAIL" not in result.stdout
+    assert "p217-2007/roleta-francesa/5  PASS" in result.stdout and "FAIL" not in result.stdout  # --verbose: all
     assert f"Report: {run / 'report.html'}" in result.stdout.replace("\n", "")
     report = (run / "report.html").read_text()
     assert "p217-2007/roleta-francesa/13" in report and "PASS" in report

@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, int, str], ...] = (
     ("bench.journal", 0, "the evidence journal"),
     ("bench.evidence", 0, "the evidence record"),
     ("bench.digest", 0, "file digests"),
+    ("bench.allure_labels", 0, "how clauses are titled and labelled in allure results"),
     ("bench.rundir", 0, "the run directory's lock and atomic files"),
     ("bench.paths", 0, "where things live on disk"),
     ("bench.regulation_text", 0, "the regulations' texts"),

@@ -161,13 +161,16 @@ def test_unknown_equipment_kind_is_refused(tmp_path: Path) -> None:
     assert "key equipment.wheel:" in message and "'toaster'" in message
 
 
-def test_missing_profile_lists_the_builtin_ones() -> None:
+def test_missing_profile_suggests_the_nearest_builtin_one() -> None:
     with pytest.raises(ProfileError) as caught:
-        load_profile("no-such-profile")
+        load_profile("sim-biassed-wheel")
     message = str(caught.value)
-    assert message.startswith("no-such-profile: no such profile file")
-    for name in builtin_profiles():
-        assert name in message.split("(", 1)[1]
+    assert message.startswith("sim-biassed-wheel: no such profile file")
+    assert "did you mean 'sim-biased-wheel'?" in message and "`bench profiles`" in message
+    with pytest.raises(ProfileError) as caught:
+        load_profile("no-such-profile")  # nothing near: no guess, the command that lists them
+    assert "did you mean" not in str(caught.value) and "`bench profiles` lists" in str(caught.value)
+    assert "sim-biased-wheel" in builtin_profiles()
 
 
 def test_load_profile_text_names_its_origin() -> None:

@@ -5,6 +5,7 @@ Errors name the file, the key (dotted path) and the reason.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -59,9 +60,10 @@ def resolve_profile(name_or_path: str) -> Path:
     path = Path(name_or_path)
     if path.is_file():
         return path
-    raise ProfileError(
-        f"{name_or_path}: no such profile file, and not a built-in profile ({', '.join(builtin) or 'none'})"
-    )
+    nearest = difflib.get_close_matches(name_or_path, list(builtin), n=1, cutoff=0.6)
+    hint = f"did you mean {nearest[0]!r}? " if nearest else ""
+    raise ProfileError(f"{name_or_path}: no such profile file, and not a built-in profile; {hint}"
+                       "(`bench profiles` lists the built-in ones)")
 
 
 def load_profile(name_or_path: str) -> tuple[Profile, Path, str]:
