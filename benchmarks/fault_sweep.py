@@ -289,14 +289,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.biased:
         from bench.sensitivity import MATRIX
 
-        wrong = 0
         rows = [row for row in MATRIX if args.rows is None or row.profile in args.rows]
-        for row in rows:
+
+        def biased(row: Any) -> bool:
             cell, exact = run_biased(row.profile, row.suite, row.must_fail, 0.05, args.seeds[0], work)
-            wrong += not exact
             failed = sorted(clause for clause, verdict in cell.verdicts.items() if verdict == "FAIL")
             print(f"{row.profile:40} 5% mixed  {'exact' if exact else 'WRONG':5} fails {', '.join(failed) or '-'}"
                   f"  no-reads {cell.no_reads}  stale {cell.stale}  {cell.seconds:.0f} s  {cell.reason}", flush=True)
+            return exact
+
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            wrong = sum(not exact for exact in pool.map(biased, rows))
         print(f"rows not failing exactly their clauses: {wrong} of {len(rows)}")
         return 1 if wrong else 0
     plan = [(name, kind, rate, seed) for name in args.devices for rate in args.rates
