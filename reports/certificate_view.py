@@ -1,0 +1,273 @@
+"""What the certificate says, arranged for a reader: findings first, the run's scope, the evidence by test.
+
+From :class:`reports.run_data.RunData` (verdicts as :mod:`reports.clause_verdicts` gave them, never
+recomputed) this module decides only the arrangement:
+
+* scope: a regulation's section is examined when one of its clauses carries evidence (a measurement, an
+  attestation, a failed or unfinished test) or when it is the game the run's equipment plays; the clause
+  matrix lists the examined sections, every other catalogued section is one line of the appendix with its
+  clause count and why it was not examined ("no such equipment in this run");
+* findings: each FAIL, ERROR and INCOMPLETE clause with its key measurement, for the first page;
+* evidence: the measurements grouped by the test that took them, the method said once per group, the
+  groups of a clause ordered smallest first (so a slot's return comes before its RNG battery).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bench.catalogue import Catalogue
+from reports.clause_verdicts import ERROR, FAIL, INCOMPLETE, NOT_TESTED, VERDICTS
+from reports.i18n import N_, RecordedText
+from reports.measurement_view import MeasurementPresenter, MeasurementView
+from reports.run_data import ClauseRow, RunData
+
+Translate = Callable[[str], str]
+
+FINDING_VERDICTS = (FAIL, ERROR, INCOMPLETE)
+"""Verdicts the first page names clause by clause."""
+
+KIND_NAMES = {
+    "roulette-wheel": N_("roulette wheel"), "roulette-ball": N_("roulette ball"), "dice": N_("dice"),
+    "dice-shaker": N_("dice shaker"), "card-shuffler": N_("card shuffler"), "card-shoe": N_("card shoe"),
+    "playing-cards": N_("playing cards"), "jackpot-display": N_("jackpot display"),
+    "slot-machine": N_("slot machine"), "progressive-controller": N_("progressive jackpot controller"),
+    "rng": N_("random number generator"), "online-game": N_("online game"), "gaming-table": N_("gaming table"),
+    "chips": N_("chips"), "table-procedure": N_("table procedure"), "tournament": N_("tournament"),
+    "administrative": N_("administrative rule"), "cussec-dome": N_("cussec dome"),
+    "power-supply": N_("power supply"), "camera": N_("camera"),
+}
+"""Display names of equipment and instrument kinds (``bench.catalogue.model.EquipmentKind`` and profiles)."""
+
+
+@dataclass
+class EvidenceGroup:
+    """The measurements one test took, its method said once when they share it."""
+
+    anchor: str
+    nodeid: str
+    title: str
+    clauses: list[str]
+    method: str
+    measurements: list[MeasurementView]
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for item in self.measurements if not item.passed)
+
+    def key(self) -> MeasurementView:
+        """The first failed measurement, else the first."""
+        return next((item for item in self.measurements if not item.passed), self.measurements[0])
+
+
+@dataclass
+class ClauseLine:
+    """A judged clause of the matrix: its row, the reason in words, its evidence by group."""
+
+    row: ClauseRow
+    reason: str
+    groups: list[EvidenceGroup]
+    attested: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SectionView:
+    """An examined section: its judged clauses and its NOT TESTED clauses by reason (rule numbers only)."""
+
+    key: str
+    title: str
+    regulation_title: str
+    judged: list[ClauseLine]
+    not_tested: list[tuple[str, list[str]]]
+
+
+@dataclass(frozen=True)
+class OutOfScope:
+    """A catalogued section this run did not examine."""
+
+    key: str
+    title: str
+    count: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A FAIL, ERROR or INCOMPLETE clause for the first page."""
+
+    clause_id: str
+    verdict: str
+    requirement: str
+    measurement: MeasurementView | None
+    group: EvidenceGroup | None
+    reason: str
+
+
+@dataclass
+class CertificateView:
+    """Everything the template arranges (see the module docstring)."""
+
+    findings: list[Finding]
+    sections: list[SectionView]
+    out_of_scope: list[OutOfScope]
+    groups: list[EvidenceGroup]
+    counts: dict[str, int]
+    examined_kinds: list[str]
+    outside_count: int
+
+
+def section_key(clause_id: str) -> str:
+    return "/".join(clause_id.split("/")[:2])
+
+
+def test_title(nodeid: str) -> str:
+    """``suites/test_x.py::test_wheel_and_ball_dimensions[a]`` as ``wheel and ball dimensions``."""
+    name = nodeid.split("::")[-1].split("[")[0].removeprefix("test_")
+    return name.replace("_", " ")
+
+
+class ReasonText:
+    """A NOT TESTED, ERROR or INCOMPLETE reason of :mod:`reports.clause_verdicts` in the certificate's words."""
+
+    def __init__(self, _: Translate, recorded: RecordedText) -> None:
+        self._, self.recorded = _, recorded
+
+    def __call__(self, reason: str) -> str:
+        _ = self._
+        if reason.startswith("procedure (checked by a person)"):
+            return _("procedure clause: awaiting a person's attestation")
+        if reason.startswith("no suite test of this bench cites it"):
+            return _("no test of the bench examines it yet")
+        if reason.startswith("not applicable to this profile's equipment"):
+            return _("not examined with this profile's equipment")
+        if reason.startswith("outside the bench's scope"):
+            return _("outside the bench's scope (checked by other means)")
+        if reason.startswith("out of scope: a clause of"):
+            return _("a game the equipment of this run does not play")
+        if reason.startswith("an attestation does not replace"):
+            return _("an attestation does not replace a measurement")
+        if reason.startswith("skipped: "):
+            return _("test not run: {reason}").format(reason=self.recorded(reason.removeprefix("skipped: ")))
+        unfinished = re.match(r"(\S+::\S+) (started|did not run)", reason)
+        if unfinished:
+            title = self.recorded(test_title(unfinished.group(1)))
+            if unfinished.group(2) == "started":
+                return _("the test “{test}” started and did not finish: the run was interrupted").format(test=title)
+            return _("the test “{test}” did not run: the run ended before it").format(test=title)
+        return self.recorded(reason) if reason else ""
+
+
+def _evidence_groups(data: RunData, presenter: MeasurementPresenter, recorded: RecordedText) -> list[EvidenceGroup]:
+    by_node: dict[str, list] = {}
+    for measurement in data.measurements:
+        by_node.setdefault(measurement.nodeid, []).append(measurement)
+    groups = []
+    for index, (nodeid, measurements) in enumerate(by_node.items(), start=1):
+        methods = Counter(m.method for m in measurements if m.method)
+        shared = methods.most_common(1)[0][0] if methods and methods.most_common(1)[0][1] > 1 else ""
+        views = []
+        for m in measurements:
+            view = presenter.view(m)
+            if shared and m.method == shared:
+                view = MeasurementView(view.anchor, view.caption, view.value, view.limit, view.note, "", view.passed)
+            views.append(view)
+        clauses = sorted({clause for m in measurements for clause in m.clauses})
+        groups.append(EvidenceGroup(f"e{index}", nodeid, recorded(test_title(nodeid)), clauses,
+                                    recorded(shared) if shared else "", views))
+    return groups
+
+
+def _section_reason(_: Translate, rows: list[ClauseRow], kinds: set[str], catalogue: Catalogue, key: str,
+                    games: tuple[frozenset[str], frozenset[str]], reason: ReasonText) -> str:
+    section = key.split("/")[1]
+    clause_kinds = {kind.value for clause in catalogue.clauses() if section_key(clause.id) == key
+                    for kind in clause.kinds}
+    if not clause_kinds & kinds:
+        return _("no such equipment in this run")
+    played, possible = games
+    if section in possible and section not in played:
+        return _("a game the equipment of this run does not play (it plays {games})").format(
+            games=", ".join(sorted(played)))
+    skipped = next((row.reason for row in rows if row.reason.startswith("skipped: ")), "")
+    return reason(skipped) if skipped else _("not examined in this run")
+
+
+def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> CertificateView:
+    """The arrangement of ``data`` in ``lang`` (``_`` translates the certificate's messages)."""
+    recorded = RecordedText(lang)
+    presenter = MeasurementPresenter(lang, _)
+    reason = ReasonText(_, recorded)
+    groups = _evidence_groups(data, presenter, recorded)
+    groups_by_node = {group.nodeid: group for group in groups}
+    by_section: dict[str, list[ClauseRow]] = {}
+    for row in data.clauses:
+        by_section.setdefault(section_key(row.clause_id), []).append(row)
+    games = data.games
+    kinds = {item.kind for item in data.profile.equipment.values()}
+
+    def examined(key: str, rows: list[ClauseRow]) -> bool:
+        return key.split("/")[1] in games[0] or any(
+            row.measurements or row.attestations or row.verdict in FINDING_VERDICTS for row in rows)
+
+    sections, outside = [], []
+    for key, rows in by_section.items():
+        first = rows[0]
+        title = first.section_pt if lang == "pt" else first.section_en
+        if not examined(key, rows):
+            outside.append(OutOfScope(key, title, len(rows),
+                                      _section_reason(_, rows, kinds, catalogue, key, games, reason)))
+            continue
+        judged, waiting = [], {}
+        for row in rows:
+            if row.verdict == NOT_TESTED and not row.measurements:
+                waiting.setdefault(reason(row.reason), []).append(row.clause_id.split("/", 2)[2])
+                continue
+            nodes = [nodeid for nodeid, _outcome in row.tests if nodeid in groups_by_node]
+            row_groups = sorted((groups_by_node[nodeid] for nodeid in dict.fromkeys(nodes)),
+                                key=lambda group: (-group.failed, len(group.measurements)))
+            judged.append(ClauseLine(row, reason(row.reason) if row.verdict != FAIL else "", row_groups))
+        sections.append(SectionView(key, title, first.regulation_title, judged, list(waiting.items())))
+    listed = {row.clause_id for row in data.clauses}
+    for clause in catalogue.clauses():
+        if clause.id in listed:
+            continue
+        key = section_key(clause.id)
+        regulation = catalogue.regulations.get(clause.regulation)
+        section = regulation.sections.get(clause.section) if regulation else None
+        title = (section.pt if lang == "pt" else section.en) if section else key
+        if outside and outside[-1].key == key:
+            outside[-1] = OutOfScope(key, outside[-1].title, outside[-1].count + 1, outside[-1].reason)
+        else:
+            outside.append(OutOfScope(key, title, 1, _("no such equipment in this run")))
+    merged: dict[str, OutOfScope] = {}
+    for item in outside:
+        if item.key in merged:
+            merged[item.key] = OutOfScope(item.key, item.title, merged[item.key].count + item.count,
+                                          merged[item.key].reason)
+        else:
+            merged[item.key] = item
+    in_scope = [line.row for section in sections for line in section.judged] + [
+        row for section in sections for row in by_section[section.key] if row.verdict == NOT_TESTED
+        and not row.measurements]
+    found = Counter(row.verdict for row in in_scope)
+    findings = []
+    for row in data.clauses:
+        if row.verdict not in FINDING_VERDICTS:
+            continue
+        nodes = [nodeid for nodeid, _outcome in row.tests if nodeid in groups_by_node]
+        failing = [groups_by_node[node] for node in nodes if groups_by_node[node].failed]
+        group = failing[0] if failing else (groups_by_node[nodes[0]] if nodes else None)
+        key_view = None
+        if group is not None:
+            own = [view for view in group.measurements if view.anchor in {m.anchor for m in row.measurements}]
+            key_view = next((view for view in own if not view.passed), own[0] if own else None)
+        findings.append(Finding(row.clause_id, row.verdict, row.text_pt if lang == "pt" else row.summary_en,
+                                key_view, group, reason(row.reason) if row.verdict != FAIL else ""))
+    return CertificateView(
+        findings=findings, sections=sections, out_of_scope=sorted(merged.values(), key=lambda item: item.key),
+        groups=groups, counts={verdict: found[verdict] for verdict in VERDICTS if found[verdict]},
+        examined_kinds=sorted({item.kind for item in data.profile.equipment.values()}),
+        outside_count=sum(item.count for item in merged.values()))
