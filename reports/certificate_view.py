@@ -14,6 +14,7 @@ recomputed) this module decides only the arrangement:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -51,7 +52,7 @@ class EvidenceGroup:
     nodeid: str
     title: str
     clauses: list[str]
-    method: str
+    methods: list[str]
     measurements: list[MeasurementView]
 
     @property
@@ -161,22 +162,21 @@ class ReasonText:
 
 
 def _evidence_groups(data: RunData, presenter: MeasurementPresenter, recorded: RecordedText) -> list[EvidenceGroup]:
+    """The measurements by test, each distinct method said once (a measurement refers to it by number)."""
     by_node: dict[str, list] = {}
     for measurement in data.measurements:
         by_node.setdefault(measurement.nodeid, []).append(measurement)
     groups = []
     for index, (nodeid, measurements) in enumerate(by_node.items(), start=1):
-        methods = Counter(m.method for m in measurements if m.method)
-        shared = methods.most_common(1)[0][0] if methods and methods.most_common(1)[0][1] > 1 else ""
+        methods = list(dict.fromkeys(m.method for m in measurements if m.method))
         views = []
         for m in measurements:
             view = presenter.view(m)
-            if shared and m.method == shared:
-                view = MeasurementView(view.anchor, view.caption, view.value, view.limit, view.note, "", view.passed)
-            views.append(view)
+            number = methods.index(m.method) + 1 if m.method else 0
+            views.append(dataclasses.replace(view, method=str(number) if number and len(methods) > 1 else ""))
         clauses = sorted({clause for m in measurements for clause in m.clauses})
         groups.append(EvidenceGroup(f"e{index}", nodeid, recorded(test_title(nodeid)), clauses,
-                                    recorded(shared) if shared else "", views))
+                                    [recorded(method) for method in methods], views))
     return groups
 
 

@@ -8,7 +8,7 @@ messages as written. The catalogue is maintained with Babel (``make locale``: ``
 
 Measurement names, units, methods and skip reasons are recorded in English by the suites. The
 ``recorded`` catalogue gives each its display text: keyed by the recorded text with every number,
-clause id and quoted name replaced by ``{0}``, ``{1}``... (:func:`recorded_key`), so
+clause id, quoted name and per cent sign replaced by ``{0}``, ``{1}``... (:func:`recorded_key`), so
 ``die 2 edge a`` and ``die 3 edge a`` share one entry, ``die {0} edge a``. Its English
 catalogue turns a technical name into a plain caption; its Portuguese one translates it.
 """
@@ -32,6 +32,7 @@ _PLACEHOLDER = re.compile(
     r"(?P<clause>\b[a-z0-9-]+(?:/[a-z0-9.-]+){2,3}\b)"  # a clause id
     r"|'(?P<quoted>[^']+)'"  # a quoted name
     r"|(?P<number>(?<![\w.])-?\d+(?:[.,]\d+)*(?![\w]))"  # a number standing alone
+    r"|(?P<percent>%)"  # kept out of keys: gettext tools would read "% d" as a printf directive
 )
 
 

@@ -20,7 +20,7 @@ from reports.run_data import ReportedMeasurement
 
 Translate = Callable[[str], str]
 
-VALUE_LIMIT = 60
+VALUE_LIMIT = 40
 """Characters of a recorded text value shown (the journal keeps it whole)."""
 
 
@@ -72,6 +72,11 @@ class MeasurementPresenter:
             return f"{self.f.decimal(value)} %"
         return f"{self.f.decimal(value)} {self.unit(measurement.unit)}".strip()
 
+    def p_text(self, p_value: float) -> str:
+        """``p = 0,43`` or ``p < 0,0001``."""
+        shown = self.f.p_value(p_value)
+        return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
     def value(self, measurement: ReportedMeasurement) -> str:
         _ = self._
         value = measurement.value
@@ -80,7 +85,7 @@ class MeasurementPresenter:
             return self.f.with_uncertainty(float(value), float(uncertainty), "mm")
         if measurement.p_value is not None and (measurement.unit in (None, "") or not _is_number(value)) \
                 and not is_fraction_of_return(measurement):
-            return f"p = {self.f.p_value(measurement.p_value)}"
+            return self.p_text(measurement.p_value)
         if isinstance(value, bool):
             return _("yes") if value else _("no")
         if _is_number(value):
@@ -122,7 +127,7 @@ class MeasurementPresenter:
         if measurement.p_value is not None and _is_number(measurement.value) and not measurement.unit:
             parts.append(_("test statistic {value}").format(value=self.f.decimal(measurement.value)))
         if measurement.p_value is not None and is_fraction_of_return(measurement):
-            parts.append(f"p = {self.f.p_value(measurement.p_value)}")
+            parts.append(self.p_text(measurement.p_value))
         if measurement.alpha is not None:
             parts.append(_("significance level α = {alpha}").format(alpha=self.f.decimal(measurement.alpha)))
         if measurement.power is not None:
