@@ -129,7 +129,7 @@ class MeasurementPresenter:
         if measurement.p_value is not None and is_fraction_of_return(measurement):
             parts.append(self.p_text(measurement.p_value))
         if measurement.alpha is not None:
-            parts.append(_("significance level α = {alpha}").format(alpha=self.f.decimal(measurement.alpha)))
+            parts.append(f"α = {self.f.decimal(measurement.alpha)}")
         if measurement.power is not None:
             power = _("power {power}").format(power=self.f.percent(measurement.power, 0))
             if measurement.power_alternative:
