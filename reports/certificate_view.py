@@ -124,7 +124,7 @@ def section_key(clause_id: str) -> str:
     return "/".join(clause_id.split("/")[:2])
 
 
-def test_title(nodeid: str) -> str:
+def plain_test_name(nodeid: str) -> str:
     """``suites/test_x.py::test_wheel_and_ball_dimensions[a]`` as ``wheel and ball dimensions``."""
     name = nodeid.split("::")[-1].split("[")[0].removeprefix("test_")
     return name.replace("_", " ")
@@ -154,7 +154,7 @@ class ReasonText:
             return _("test not run: {reason}").format(reason=self.recorded(reason.removeprefix("skipped: ")))
         unfinished = re.match(r"(\S+::\S+) (started|did not run)", reason)
         if unfinished:
-            title = self.recorded(test_title(unfinished.group(1)))
+            title = self.recorded(plain_test_name(unfinished.group(1)))
             if unfinished.group(2) == "started":
                 return _("the test “{test}” started and did not finish: the run was interrupted").format(test=title)
             return _("the test “{test}” did not run: the run ended before it").format(test=title)
@@ -175,13 +175,22 @@ def _evidence_groups(data: RunData, presenter: MeasurementPresenter, recorded: R
             number = methods.index(m.method) + 1 if m.method else 0
             views.append(dataclasses.replace(view, method=str(number) if number and len(methods) > 1 else ""))
         clauses = sorted({clause for m in measurements for clause in m.clauses})
-        groups.append(EvidenceGroup(f"e{index}", nodeid, recorded(test_title(nodeid)), clauses,
+        groups.append(EvidenceGroup(f"e{index}", nodeid, recorded(plain_test_name(nodeid)), clauses,
                                     [recorded(method) for method in methods], views))
     return groups
 
 
+def _game_title(catalogue: Catalogue, game: str, lang: str) -> str:
+    """A game's name as the regulations' section of that name calls it (the game id when none does)."""
+    for regulation in catalogue.regulations.values():
+        section = regulation.sections.get(game)
+        if section is not None:
+            return section.pt if lang == "pt" else section.en
+    return game
+
+
 def _section_reason(_: Translate, rows: list[ClauseRow], kinds: set[str], catalogue: Catalogue, key: str,
-                    games: tuple[frozenset[str], frozenset[str]], reason: ReasonText) -> str:
+                    games: tuple[frozenset[str], frozenset[str]], reason: ReasonText, lang: str) -> str:
     section = key.split("/")[1]
     clause_kinds = {kind.value for clause in catalogue.clauses() if section_key(clause.id) == key
                     for kind in clause.kinds}
@@ -190,7 +199,7 @@ def _section_reason(_: Translate, rows: list[ClauseRow], kinds: set[str], catalo
     played, possible = games
     if section in possible and section not in played:
         return _("a game the equipment of this run does not play (it plays {games})").format(
-            games=", ".join(sorted(played)))
+            games=", ".join(sorted(_game_title(catalogue, game, lang) for game in played)))
     skipped = next((row.reason for row in rows if row.reason.startswith("skipped: ")), "")
     return reason(skipped) if skipped else _("not examined in this run")
 
@@ -218,7 +227,7 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
         title = first.section_pt if lang == "pt" else first.section_en
         if not examined(key, rows):
             outside.append(OutOfScope(key, title, len(rows),
-                                      _section_reason(_, rows, kinds, catalogue, key, games, reason)))
+                                      _section_reason(_, rows, kinds, catalogue, key, games, reason, lang)))
             continue
         judged, waiting = [], {}
         for row in rows:
@@ -231,24 +240,20 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
             judged.append(ClauseLine(row, reason(row.reason) if row.verdict != FAIL else "", row_groups))
         sections.append(SectionView(key, title, first.regulation_title, judged, list(waiting.items())))
     listed = {row.clause_id for row in data.clauses}
+    merged = {item.key: item for item in outside}
+    examined_keys = {section.key for section in sections}
     for clause in catalogue.clauses():
         if clause.id in listed:
             continue
         key = section_key(clause.id)
+        if key in merged:
+            merged[key] = dataclasses.replace(merged[key], count=merged[key].count + 1)
+            continue
         regulation = catalogue.regulations.get(clause.regulation)
         section = regulation.sections.get(clause.section) if regulation else None
         title = (section.pt if lang == "pt" else section.en) if section else key
-        if outside and outside[-1].key == key:
-            outside[-1] = OutOfScope(key, outside[-1].title, outside[-1].count + 1, outside[-1].reason)
-        else:
-            outside.append(OutOfScope(key, title, 1, _("no such equipment in this run")))
-    merged: dict[str, OutOfScope] = {}
-    for item in outside:
-        if item.key in merged:
-            merged[item.key] = OutOfScope(item.key, item.title, merged[item.key].count + item.count,
-                                          merged[item.key].reason)
-        else:
-            merged[item.key] = item
+        merged[key] = OutOfScope(key, title, 1, _("clauses about other equipment than this run's")
+                                 if key in examined_keys else _("no such equipment in this run"))
     in_scope = [line.row for section in sections for line in section.judged] + [
         row for section in sections for row in by_section[section.key] if row.verdict == NOT_TESTED
         and not row.measurements]

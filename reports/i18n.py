@@ -9,8 +9,9 @@ messages as written. The catalogue is maintained with Babel (``make locale``: ``
 Measurement names, units, methods and skip reasons are recorded in English by the suites. The
 ``recorded`` catalogue gives each its display text: keyed by the recorded text with every number,
 clause id, quoted name and per cent sign replaced by ``{0}``, ``{1}``... (:func:`recorded_key`), so
-``die 2 edge a`` and ``die 3 edge a`` share one entry, ``die {0} edge a``. Its English
-catalogue turns a technical name into a plain caption; its Portuguese one translates it.
+``die 2 edge a`` and ``die 3 edge a`` share one entry, ``die {0} edge a``. English shows the
+recorded text, and a text the catalogue lacks is shown as recorded; either way a snake_case
+identifier in it is written as words (:func:`plain_words`).
 """
 
 from __future__ import annotations
@@ -70,6 +71,14 @@ def recorded_key(text: str) -> tuple[str, list[str]]:
     return _PLACEHOLDER.sub(replace, text), values
 
 
+_SNAKE_CASE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+
+
+def plain_words(text: str) -> str:
+    """``text`` with every snake_case identifier written as words (``block_frequency`` -> ``block frequency``)."""
+    return _SNAKE_CASE.sub(lambda match: match.group(0).replace("_", " "), text)
+
+
 class RecordedText:
     """Display text of what the suites recorded in English, in one language (see the module docstring)."""
 
@@ -90,6 +99,6 @@ class RecordedText:
         key, values = recorded_key(text)
         message = self.catalogue.gettext(key)
         if message == key and not self._has_identity_entry(key):
-            return text
+            return plain_words(text)
         shown = [self(value) if f"'{{{index}}}'" in key else value for index, value in enumerate(values)]
         return message.format(*shown)
