@@ -31,7 +31,7 @@ RECORDED_DOMAIN = "recorded"
 
 _PLACEHOLDER = re.compile(
     r"(?P<clause>\b[a-z0-9-]+(?:/[a-z0-9.-]+){2,3}\b)"  # a clause id
-    r"|'(?P<quoted>[^']+)'"  # a quoted name
+    r"|(?<!\w)'(?P<quoted>[^']+)'(?!\w)"  # a quoted name (not the apostrophes of "chance's ... rules'")
     r"|(?P<number>(?<![\w.])-?\d+(?:[.,]\d+)*(?![\w]))"  # a number standing alone
     r"|(?P<percent>%)"  # kept out of keys: gettext tools would read "% d" as a printf directive
 )
