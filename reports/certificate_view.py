@@ -18,7 +18,7 @@ import dataclasses
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bench.catalogue import Catalogue
 from reports.clause_verdicts import ERROR, FAIL, INCOMPLETE, NOT_TESTED, VERDICTS
@@ -55,23 +55,36 @@ class EvidenceGroup:
     methods: list[str]
     measurements: list[MeasurementView]
 
-    @property
-    def failed(self) -> int:
-        return sum(1 for item in self.measurements if not item.passed)
 
-    def key(self) -> MeasurementView:
-        """The first failed measurement, else the first."""
-        return next((item for item in self.measurements if not item.passed), self.measurements[0])
+@dataclass(frozen=True)
+class ClauseEvidence:
+    """One test's evidence for a clause: the group, the measurement shown for the clause, how many more."""
+
+    group: EvidenceGroup
+    key: MeasurementView
+    more: int
 
 
 @dataclass
 class ClauseLine:
-    """A judged clause of the matrix: its row, the reason in words, its evidence by group."""
+    """A judged clause of the matrix: its row, the reason in words, its evidence by test."""
 
     row: ClauseRow
     reason: str
-    groups: list[EvidenceGroup]
-    attested: list[str] = field(default_factory=list)
+    evidence: list[ClauseEvidence]
+
+
+def clause_evidence(row: ClauseRow, groups: list[EvidenceGroup]) -> list[ClauseEvidence]:
+    """The row's evidence by test, the tests with a failure first, then the smallest (a slot's return before its
+    RNG battery); in each, the clause's first failed measurement, else its first."""
+    own = {measurement.anchor for measurement in row.measurements}
+    found = []
+    for group in groups:
+        mine = [view for view in group.measurements if view.anchor in own]
+        if mine:
+            key = next((view for view in mine if not view.passed), mine[0])
+            found.append(ClauseEvidence(group, key, len(mine) - 1))
+    return sorted(found, key=lambda item: (item.key.passed, len(item.group.measurements)))
 
 
 @dataclass
@@ -234,10 +247,9 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
             if row.verdict == NOT_TESTED and not row.measurements:
                 waiting.setdefault(reason(row.reason), []).append(row.clause_id.split("/", 2)[2])
                 continue
-            nodes = [nodeid for nodeid, _outcome in row.tests if nodeid in groups_by_node]
-            row_groups = sorted((groups_by_node[nodeid] for nodeid in dict.fromkeys(nodes)),
-                                key=lambda group: (-group.failed, len(group.measurements)))
-            judged.append(ClauseLine(row, reason(row.reason) if row.verdict != FAIL else "", row_groups))
+            nodes = dict.fromkeys(nodeid for nodeid, _outcome in row.tests if nodeid in groups_by_node)
+            judged.append(ClauseLine(row, reason(row.reason) if row.verdict != FAIL else "",
+                                     clause_evidence(row, [groups_by_node[nodeid] for nodeid in nodes])))
         sections.append(SectionView(key, title, first.regulation_title, judged, list(waiting.items())))
     listed = {row.clause_id for row in data.clauses}
     merged = {item.key: item for item in outside}
@@ -262,15 +274,12 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
     for row in data.clauses:
         if row.verdict not in FINDING_VERDICTS:
             continue
-        nodes = [nodeid for nodeid, _outcome in row.tests if nodeid in groups_by_node]
-        failing = [groups_by_node[node] for node in nodes if groups_by_node[node].failed]
-        group = failing[0] if failing else (groups_by_node[nodes[0]] if nodes else None)
-        key_view = None
-        if group is not None:
-            own = [view for view in group.measurements if view.anchor in {m.anchor for m in row.measurements}]
-            key_view = next((view for view in own if not view.passed), own[0] if own else None)
+        nodes = dict.fromkeys(nodeid for nodeid, _outcome in row.tests if nodeid in groups_by_node)
+        evidence = clause_evidence(row, [groups_by_node[nodeid] for nodeid in nodes])
+        first = evidence[0] if evidence else None
         findings.append(Finding(row.clause_id, row.verdict, row.text_pt if lang == "pt" else row.summary_en,
-                                key_view, group, reason(row.reason) if row.verdict != FAIL else ""))
+                                first.key if first else None, first.group if first else None,
+                                reason(row.reason) if row.verdict != FAIL else ""))
     return CertificateView(
         findings=findings, sections=sections, out_of_scope=sorted(merged.values(), key=lambda item: item.key),
         groups=groups, counts={verdict: found[verdict] for verdict in VERDICTS if found[verdict]},

@@ -92,6 +92,16 @@ class Formatter:
         return f"{self.date(moment)}, {time} UTC"
 
 
+    def period(self, first: str | datetime, last: str | datetime) -> str:
+        """Two moments of one day as ``27/11/2026, 09:58–10:01 UTC`` (else both in full)."""
+        start, end = _moment(first), _moment(last)
+        if start is None or end is None or start.date() != end.date():
+            return f"{self.datetime(first)} — {self.datetime(last)}"
+        day = format_date(start, format="medium", locale=self.locale)
+        times = [format_datetime(moment, format="HH:mm", tzinfo=UTC, locale=self.locale) for moment in (start, end)]
+        return f"{day}, {times[0]}–{times[1]} UTC"
+
+
 def _moment(value: str | datetime) -> datetime | None:
     if isinstance(value, datetime):
         moment = value

@@ -102,6 +102,8 @@ class MeasurementPresenter:
         stated = measurement.details.get("limits_mm")
         if isinstance(stated, list) and len(stated) == 2:
             low, high = stated
+        if low is not None and low == high:
+            return f"= {self.amount(measurement, low)}"
         if low is not None and high is not None:
             return _("{low} to {high}").format(low=self.amount(measurement, low), high=self.amount(measurement, high))
         if low is not None:
