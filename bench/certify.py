@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.catalogue import load_catalogue
+from bench.certificate_numbers import assign_certificate_number
 from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
@@ -189,6 +190,8 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     print_suite_times(console, run_dir)
     if key is None:
         key = laboratory_key(key_dir)  # loaded (and a passphrase asked for) once: it names and signs the run
+    if not isinstance(key, KeyFileError):
+        assign_certificate_number(run_dir, key.directory)  # the laboratory's sequence numbers what it signs
     report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint, pdf=pdf)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):

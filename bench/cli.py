@@ -13,6 +13,7 @@ from rich.table import Table
 
 from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
 from bench.catalogue.model import Testability
+from bench.cli_approve import approve
 from bench.cli_integrity import keys_app, sign, verify
 from bench.cli_plan import plan
 from bench.cli_read import calibrate_app, read_app
@@ -29,6 +30,7 @@ app.add_typer(keys_app, name="keys")
 app.command("plan")(plan)
 app.command("verify")(verify)
 app.command("sign")(sign)
+app.command("approve")(approve)
 console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)
 

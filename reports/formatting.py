@@ -39,7 +39,7 @@ class Formatter:
         self.lang = lang
         self.locale = LOCALES[lang]
 
-    def decimal(self, value: float | int, decimals: int | None = None) -> str:
+    def decimal(self, value: float, decimals: int | None = None) -> str:
         """``value`` with ``decimals`` places (default: :data:`SIGNIFICANT_DIGITS` significant digits)."""
         if isinstance(value, bool):
             raise TypeError("a truth value is not a number")
@@ -58,11 +58,17 @@ class Formatter:
         pattern = "#,##0" + ("." + "0" * decimals if decimals else "") + " %"
         return format_percent(fraction, format=pattern, locale=self.locale)
 
-    def p_value(self, p: float) -> str:
-        """``< 0,0001`` below :data:`P_VALUE_FLOOR`, else two significant digits (``0,43``, ``0,0012``)."""
+    def p_value(self, p: float, alpha: float | None = None) -> str:
+        """``< 0,0001`` below :data:`P_VALUE_FLOOR`, else two significant digits (``0,43``, ``0,0012``), more when
+        two would round ``p`` to the other side of ``alpha`` (0.00998 against 0.01 reads ``0,00998``)."""
         if p < P_VALUE_FLOOR:
             return "< " + self.decimal(P_VALUE_FLOOR, 4)
-        return self.decimal(p, min(4, max(2, _decimals_for(p, 2))))
+        significant = 2
+        while alpha is not None and significant < 6 and (p < alpha) != (
+                round(p, _decimals_for(p, significant)) < alpha):
+            significant += 1
+        places = max(_decimals_for(p, significant), 2 if significant == 2 else 0)
+        return self.decimal(p, min(places, 8) if significant > 2 else min(4, places))
 
     def money_cents(self, cents: float) -> str:
         """An amount in euro cents as euros (``10 000,00 €`` / ``€10,000.00``)."""

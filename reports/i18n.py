@@ -37,7 +37,7 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def N_(message: str) -> str:  # noqa: N802 - the gettext convention Babel's extraction looks for
+def N_(message: str) -> str:
     """Mark ``message`` for the catalogue without translating it here (it is translated where shown)."""
     return message
 

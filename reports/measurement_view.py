@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reports.formatting import Formatter
 from bench.evidence import RtpInterval
+from reports.formatting import Formatter
 from reports.i18n import RecordedText
 from reports.run_data import ReportedMeasurement
 
@@ -72,9 +72,9 @@ class MeasurementPresenter:
             return f"{self.f.decimal(value)} %"
         return f"{self.f.decimal(value)} {self.unit(measurement.unit)}".strip()
 
-    def p_text(self, p_value: float) -> str:
-        """``p = 0,43`` or ``p < 0,0001``."""
-        shown = self.f.p_value(p_value)
+    def p_text(self, p_value: float, alpha: float | None = None) -> str:
+        """``p = 0,43`` or ``p < 0,0001`` (as many digits as tell it from ``alpha``)."""
+        shown = self.f.p_value(p_value, alpha)
         return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
 
     def value(self, measurement: ReportedMeasurement) -> str:
@@ -85,7 +85,7 @@ class MeasurementPresenter:
             return self.f.with_uncertainty(float(value), float(uncertainty), "mm")
         if measurement.p_value is not None and (measurement.unit in (None, "") or not _is_number(value)) \
                 and not is_fraction_of_return(measurement):
-            return self.p_text(measurement.p_value)
+            return self.p_text(measurement.p_value, measurement.alpha)
         if isinstance(value, bool):
             return _("yes") if value else _("no")
         if _is_number(value):
@@ -129,7 +129,7 @@ class MeasurementPresenter:
         if measurement.p_value is not None and _is_number(measurement.value) and not measurement.unit:
             parts.append(_("test statistic {value}").format(value=self.f.decimal(measurement.value)))
         if measurement.p_value is not None and is_fraction_of_return(measurement):
-            parts.append(self.p_text(measurement.p_value))
+            parts.append(self.p_text(measurement.p_value, measurement.alpha))
         if measurement.alpha is not None:
             parts.append(f"α = {self.f.decimal(measurement.alpha)}")
         if measurement.power is not None:

@@ -63,6 +63,7 @@ from reports.clause_verdicts import (
     run_games,
     run_kinds,
 )
+from reports.signoff import SignOff, read_signoff
 
 DEFAULT_OPERATOR = "unknown operator"
 WIRE_CONTEXT_LINES = 3
@@ -248,6 +249,8 @@ class RunData:
     signed_fingerprint: str | None = None
     lost_games: int = 0
     """Games a killed session lost (result on the wire, not in the journal), journalled on resume."""
+    signoff: SignOff = field(default_factory=lambda: SignOff(None, ()))
+    """The certificate number and the reviewer's and approver's signed approvals (:mod:`reports.signoff`)."""
     games: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     """(games the run's equipment plays, games it could be set to play): :func:`reports.clause_verdicts.run_games`."""
 
@@ -330,6 +333,7 @@ def _load(journal: Journal, run_dir: Path, catalogue: Catalogue) -> RunData:
         signed_fingerprint=_manifest_fingerprint(run_dir),
         lost_games=lost_games(journal, run_id),
         games=run_games(journal),
+        signoff=read_signoff(journal, run_id),
     )
 
 

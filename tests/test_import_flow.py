@@ -60,6 +60,7 @@ LAYERS: tuple[tuple[str, int, str], ...] = (
     ("bench.cli", 5, "the command line"),
     ("bench.cli_*", 5, "the command line"),
     ("bench.certify", 5, "a certification run"),
+    ("bench.certificate_numbers", 5, "the laboratory's certificate numbers"),
     ("bench.sensitivity", 5, "the sensitivity matrix"),
     ("bench.plan", 5, "the plan of a run"),
     ("bench.coverage", 5, "coverage of the catalogue by the suites"),
