@@ -87,7 +87,7 @@ def _environment(lang: str) -> Environment:
 
 
 OVERALL = {
-    "PASS": N_("PASS: every examined clause that was measured complies"),
+    "PASS": N_("PASS on every tested clause"),
     "FAIL": N_("FAIL: at least one clause failed"),
     "ERROR": N_("ERROR: at least one clause could not be tested because of an error"),
     "INCOMPLETE": N_("INCOMPLETE: at least one planned test did not finish; no compliance is stated"),
