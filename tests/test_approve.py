@@ -113,3 +113,23 @@ def test_pending_sign_off_and_unassigned_number_are_said(tmp_path: Path) -> None
     html = render_certificate(load_run(run, load_catalogue()), "en", rendered=[])
     assert "not assigned (the run is not signed)" in html
     assert html.count("pending: bench approve RUN_DIR --by NAME --role") == 2
+
+
+def test_verify_catches_an_approval_the_laboratory_key_did_not_sign(tmp_path: Path) -> None:
+    import base64
+
+    from bench.journal import utc_now
+    from reports.signoff import APPROVAL_EVENT, approval_payload
+
+    run = build_run(tmp_path / "run")
+    key, forger = init_key(tmp_path / "keys"), init_key(tmp_path / "forger")
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        at, head = utc_now(), journal.head
+        forged = forger.sign(approval_payload("report-test-1", "approver", "Somebody", at, head))
+        journal.append("events", run_id="report-test-1", at=at, kind=APPROVAL_EVENT, detail={
+            "role": "approver", "name": "Somebody", "at": at, "chain_head": head,
+            "key_fingerprint": key.fingerprint, "signature": base64.b64encode(forged).decode("ascii")})
+    sign_run(run, key)  # the manifest itself is the laboratory's: only the approval is forged
+    verification = verify_run(run, key.public)
+    assert [problem.kind for problem in verification.problems] == ["approval"]
+    assert "Somebody" in verification.problems[0].detail
