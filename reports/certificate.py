@@ -114,14 +114,14 @@ def render_certificate(data: RunData, lang: str = "pt", *, key_fingerprint: str 
     ``key_fingerprint``: the laboratory key that signs (or is about to sign) the run; without it the
     fingerprint of the run's ``manifest.json`` is shown when the run is signed, else "not signed".
     ``link_base``: prefix of attachment links (the run directory relative to the file written).
-    ``rendered``: the run's :func:`figures`, when already drawn (they do not depend on the language).
+    ``rendered``: the run's :func:`figures` in ``lang``, when already drawn.
     """
     if lang not in LANGUAGES:
         raise ValueError(f"language {lang!r}: use one of {', '.join(LANGUAGES)}")
     _ = translations(lang).gettext
     fingerprint = key_fingerprint or data.signed_fingerprint
     css = (TEMPLATES / STYLESHEET).read_text(encoding="utf-8")
-    rendered = figures(data) if rendered is None else rendered
+    rendered = figures(data, lang) if rendered is None else rendered
     frames = {item.sha256: _frame_uri(data, item.path, item.media_type)
               for group in data.declines for item in group.frames[:1]}
     view = build_view(data, catalogue or load_catalogue(), lang, _)
@@ -197,7 +197,7 @@ class CertificateSet:
 def write_certificates(run_dir: Path, *, key_fingerprint: str | None = None, catalogue: Catalogue | None = None,
                        pdf: bool = True, allure: bool = True) -> CertificateSet:
     """The certificate in every language into the run directory (``report.html``, ``report.en.html`` and,
-    with ``pdf`` and WeasyPrint installed, the PDFs); the journal is read and the plots drawn once. With
+    with ``pdf`` and WeasyPrint installed, the PDFs); the journal is read once and the plots drawn once per language. With
     ``allure``, the plots, declined-read frames and wire-log excerpts are added to the run's allure results
     (:mod:`reports.allure_evidence`)."""
     from reports import pdf as pdf_module
@@ -205,14 +205,14 @@ def write_certificates(run_dir: Path, *, key_fingerprint: str | None = None, cat
 
     catalogue = catalogue or load_catalogue()
     data = load_run(Path(run_dir), catalogue)
-    rendered = figures(data)
-    added = add_run_evidence(Path(run_dir), data, catalogue, rendered) if allure else 0
+    rendered = {lang: figures(data, lang) for lang in LANGUAGES}
+    added = add_run_evidence(Path(run_dir), data, catalogue, rendered["en"]) if allure else 0
     pdf_error = None
     if pdf and not pdf_module.available():
         pdf_error = "WeasyPrint or Pango is not installed"
     files: list[Path] = []
     for lang in LANGUAGES:
         written = write_report(Path(run_dir), lang, pdf=pdf and pdf_error is None, key_fingerprint=key_fingerprint,
-                               data=data, rendered=rendered, catalogue=catalogue)
+                               data=data, rendered=rendered[lang], catalogue=catalogue)
         files += [path for path in (written.html, written.pdf) if path is not None]
     return CertificateSet(Path(run_dir) / report_filename("pt"), files, pdf_error, added)

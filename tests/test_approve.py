@@ -111,7 +111,7 @@ def test_approving_an_altered_run_is_refused(tmp_path: Path) -> None:
 def test_pending_sign_off_and_unassigned_number_are_said(tmp_path: Path) -> None:
     run = build_run(tmp_path / "run")
     html = render_certificate(load_run(run, load_catalogue()), "en", rendered=[])
-    assert "not assigned (the run is not signed)" in html
+    assert "not assigned yet: the laboratory key assigns it when it signs the run" in html
     assert html.count("pending: bench approve RUN_DIR --by NAME --role") == 2
 
 
