@@ -113,7 +113,7 @@ class MeasurementPresenter:
         if measurement.expected is not None:
             expected = measurement.expected
             if isinstance(expected, bool):
-                return _("yes") if expected else _("no")
+                return "= " + (_("yes") if expected else _("no"))
             if _is_number(expected):
                 return f"= {self.amount(measurement, expected)}"
             text = self.recorded(str(expected))
