@@ -9,9 +9,10 @@ messages as written. The catalogue is maintained with Babel (``make locale``: ``
 Measurement names, units, methods and skip reasons are recorded in English by the suites. The
 ``recorded`` catalogue gives each its display text: keyed by the recorded text with every number,
 clause id, quoted name and per cent sign replaced by ``{0}``, ``{1}``... (:func:`recorded_key`), so
-``die 2 edge a`` and ``die 3 edge a`` share one entry, ``die {0} edge a``. English shows the
-recorded text, and a text the catalogue lacks is shown as recorded; either way a snake_case
-identifier in it is written as words (:func:`plain_words`).
+``die 2 edge a`` and ``die 3 edge a`` share one entry, ``die {0} edge a``. Its English catalogue
+gives a plainer name where the recorded one is terse (``nist sp800 22``: ``NIST SP 800-22 battery``),
+its Portuguese one translates; a text the catalogue lacks is shown as recorded, and either way a
+snake_case identifier in it is written as words (:func:`plain_words`).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _check(lang: str) -> None:
 def translations(lang: str, domain: str = CERTIFICATE_DOMAIN) -> gettext.NullTranslations:
     """The compiled catalogue of ``domain`` in ``lang`` (English certificate messages: as written)."""
     _check(lang)
-    if lang == "en":
+    if lang == "en" and domain == CERTIFICATE_DOMAIN:
         return NullTranslations()
     found = Translations.load(str(LOCALE_DIR), [CATALOGUE_LOCALES[lang]], domain)
     if not isinstance(found, Translations):

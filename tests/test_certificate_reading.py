@@ -161,3 +161,19 @@ def test_shared_run_directories_are_not_written(tmp_path: Path) -> None:
     before = sorted(path.relative_to(run) for path in run.rglob("*"))
     write_report(run, "pt", output=tmp_path / "out" / "certificate.pdf")
     assert sorted(path.relative_to(run) for path in run.rglob("*")) == before
+
+
+@pytest.mark.slow(seconds=200)
+def test_slot_return_clause_shows_the_return_first_and_the_rng_battery_as_groups_of_their_own(
+        certificate_pages: Pages, catalogue) -> None:
+    from reports.certificate_view import build_view
+    from reports.i18n import translations
+
+    data, _ = certificate_pages("sim", "en")
+    view = build_view(data, catalogue, "en", translations("en").gettext)
+    [line] = [line for section in view.sections for line in section.judged
+              if line.row.clause_id == "p217-2007/maquinas-automaticas/2"]
+    first = line.evidence[0]
+    assert "return" in first.key.caption and first.key.value.endswith("%")
+    battery = [item.group.title for item in line.evidence[2:]]
+    assert {"dieharder battery", "game outcomes", "NIST SP 800-22 battery"} <= set(battery)  # each test its own group, after

@@ -56,11 +56,12 @@ def test_every_message_of_the_report_is_in_the_portuguese_catalogue_and_translat
     assert [message for message in extracted if not catalogue[message]] == []  # every one translated
 
 
-@pytest.mark.parametrize("domain", ["certificate", "recorded"])
-def test_compiled_catalogue_matches_its_po(domain: str) -> None:
-    with (PO / f"{domain}.mo").open("rb") as handle:
+@pytest.mark.parametrize(("locale", "domain"), [("pt_PT", "certificate"), ("pt_PT", "recorded"), ("en", "recorded")])
+def test_compiled_catalogue_matches_its_po(locale: str, domain: str) -> None:
+    folder = LOCALE_DIR / locale / "LC_MESSAGES"
+    with (folder / f"{domain}.mo").open("rb") as handle:
         compiled = {message.id: message.string for message in read_mo(handle) if message.id}
-    assert compiled == {key: value for key, value in _catalogue_ids(PO / f"{domain}.po").items() if value}
+    assert compiled == {key: value for key, value in _catalogue_ids(folder / f"{domain}.po").items() if value}
 
 
 def test_recorded_names_share_an_entry_across_numbers_quotes_and_clauses() -> None:
@@ -74,6 +75,7 @@ def test_recorded_names_share_an_entry_across_numbers_quotes_and_clauses() -> No
     assert pt("a name no suite records") == "a name no suite records"  # shown as recorded
     assert RecordedText("en")("outcomes: runs_up_down") == "outcomes: runs up down" == plain_words(
         "outcomes: runs_up_down")
+    assert RecordedText("en")("nist sp800 22") == "NIST SP 800-22 battery"  # a plainer English name
     assert plain_test_name("suites/test_roulette.py::test_wheel_and_ball_dimensions[x]") == "wheel and ball dimensions"
 
 
