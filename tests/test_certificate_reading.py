@@ -90,8 +90,11 @@ def _english_messages() -> list[str]:
     """Literal fragments (between placeholders) of every certificate message whose Portuguese differs."""
     with (LOCALE_DIR / "pt_PT" / "LC_MESSAGES" / "certificate.po").open("rb") as handle:
         messages = [(message.id, message.string) for message in read_po(handle) if message.id]
+    pairs = []
+    for english, portuguese in messages:  # a plural message: its singular and plural, each with its translation
+        pairs += list(zip(english, portuguese, strict=False)) if isinstance(english, tuple) else [(english, portuguese)]
     fragments = set()
-    for english, portuguese in messages:
+    for english, portuguese in pairs:
         if english == portuguese:
             continue
         for fragment in re.split(r"%\(\w+\)s|\{\w+\}", english):

@@ -49,19 +49,27 @@ def test_every_message_of_the_report_is_in_the_portuguese_catalogue_and_translat
     extracted = {message for _file, _line, message, *_ in extract_from_dir(
         str(REPORTS), method_map=[("**.py", "python"), ("templates/**.j2", "jinja2")],
         options_map={"templates/**.j2": {"extensions": "jinja2.ext.i18n", "trimmed": "true"}},
-        keywords={"_": None, "gettext": None, "N_": None})}
+        keywords={"_": None, "gettext": None, "N_": None, "ngettext": (1, 2)})}
     catalogue = _catalogue_ids(PO / "certificate.po")
     assert extracted, "no message extracted from reports/"
     assert extracted - set(catalogue) == set(), "messages missing from certificate.po: run `make locale`"
-    assert [message for message in extracted if not catalogue[message]] == []  # every one translated
+    untranslated = [message for message in extracted
+                    if not (all(catalogue[message]) if isinstance(catalogue[message], tuple) else catalogue[message])]
+    assert untranslated == []  # every one translated (each plural form too)
 
 
 @pytest.mark.parametrize(("locale", "domain"), [("pt_PT", "certificate"), ("pt_PT", "recorded"), ("en", "recorded")])
 def test_compiled_catalogue_matches_its_po(locale: str, domain: str) -> None:
     folder = LOCALE_DIR / locale / "LC_MESSAGES"
     with (folder / f"{domain}.mo").open("rb") as handle:
-        compiled = {message.id: message.string for message in read_mo(handle) if message.id}
-    assert compiled == {key: value for key, value in _catalogue_ids(folder / f"{domain}.po").items() if value}
+        compiled = {_forms(message.id): _forms(message.string) for message in read_mo(handle) if message.id}
+    assert compiled == {_forms(key): _forms(value) for key, value in _catalogue_ids(folder / f"{domain}.po").items()
+                        if value}
+
+
+def _forms(string: str | list[str] | tuple[str, ...]) -> str | tuple[str, ...]:
+    """A message or its translation; a plural one's forms as a tuple (the .mo reader gives lists)."""
+    return string if isinstance(string, str) else tuple(string)
 
 
 def test_recorded_names_share_an_entry_across_numbers_quotes_and_clauses() -> None:
