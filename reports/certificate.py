@@ -67,15 +67,6 @@ def wire_text(entry: dict[str, Any], limit: int = WIRE_LINE_LIMIT) -> str:
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
-def _size(total: int, lang: str) -> str:
-    from babel.units import format_unit
-
-    from reports.formatting import LOCALES
-
-    megabytes = total / 1_000_000
-    return format_unit(round(megabytes, 1), "digital-megabyte", length="short", locale=LOCALES[lang])
-
-
 def _environment(lang: str) -> Environment:
     environment = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
                               undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
@@ -145,7 +136,7 @@ def render_certificate(data: RunData, lang: str = "pt", *, key_fingerprint: str 
         plot_text={key: _(value) for key, value in PLOT_NAMES.items()},
         kind_text=kind_text, role_text=role_text, recorded=RecordedText(lang),
         not_tested_in_scope=not_tested, attachments_total=len(data.attachments),
-        attachments_size=_size(sum(item.size for item in data.attachments), lang),
+        attachments_size=Formatter(lang).megabytes(sum(item.size for item in data.attachments)),
     )
 
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_currency, format_decimal, format_percent
+from babel.units import format_unit
 
 LOCALES = {"pt": "pt_PT", "en": "en"}
 """The Babel locale of each certificate language."""
@@ -73,6 +74,10 @@ class Formatter:
     def money_cents(self, cents: float) -> str:
         """An amount in euro cents as euros (``10 000,00 €`` / ``€10,000.00``)."""
         return format_currency(cents / 100, "EUR", locale=self.locale)
+
+    def megabytes(self, size: int) -> str:
+        """A size in bytes as megabytes (``78,2 MB``)."""
+        return format_unit(round(size / 1_000_000, 1), "digital-megabyte", length="short", locale=self.locale)
 
     def with_uncertainty(self, value: float, uncertainty: float, unit: str = "") -> str:
         """``560,5 ± 3,3 mm``: the uncertainty to two significant digits, the value to the same place."""
