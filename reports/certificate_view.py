@@ -3,9 +3,9 @@
 From :class:`reports.run_data.RunData` (verdicts as :mod:`reports.clause_verdicts` gave them, never
 recomputed) this module decides only the arrangement:
 
-* scope: a regulation's section is examined when one of its clauses carries evidence (a measurement, an
-  attestation, a failed or unfinished test) or when it is the game the run's equipment plays; the clause
-  matrix lists the examined sections, every other catalogued section is one line of the appendix with its
+* scope: a regulation's section is examined when a test of the run cites one of its clauses (it measured
+  it, skipped it with its reason, or did not finish) or a person attested one; the clause matrix lists the
+  examined sections, every other catalogued section is one line of the appendix with its
   clause count and why it was not examined ("no such equipment in this run");
 * findings: each FAIL, ERROR and INCOMPLETE clause with its key measurement, for the first page;
 * evidence: the measurements grouped by the test that took them, the method said once per group, the
@@ -130,7 +130,14 @@ class CertificateView:
     groups: list[EvidenceGroup]
     counts: dict[str, int]
     examined_kinds: list[str]
+    unexamined_kinds: list[str]
     outside_count: int
+
+
+def has_evidence(row: ClauseRow) -> bool:
+    """Whether this run examined the clause: a measurement or an attestation cites it, or a test of the run
+    (finished, skipped, failed in error or unfinished) does."""
+    return bool(row.measurements or row.attestations or row.tests or row.verdict in FINDING_VERDICTS)
 
 
 def section_key(clause_id: str) -> str:
@@ -231,8 +238,10 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
     kinds = {item.kind for item in data.profile.equipment.values()}
 
     def examined(key: str, rows: list[ClauseRow]) -> bool:
-        return key.split("/")[1] in games[0] or any(
-            row.measurements or row.attestations or row.verdict in FINDING_VERDICTS for row in rows)
+        played, possible = games
+        other_game = key.split("/")[1] in possible - played  # cited by a test of every game, not this run's
+        return any(row.measurements or row.attestations or row.verdict in FINDING_VERDICTS for row in rows) or (
+            not other_game and any(has_evidence(row) for row in rows))
 
     sections, outside = [], []
     for key, rows in by_section.items():
@@ -266,6 +275,8 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
         title = (section.pt if lang == "pt" else section.en) if section else key
         merged[key] = OutOfScope(key, title, 1, _("clauses about other equipment than this run's")
                                  if key in examined_keys else _("no such equipment in this run"))
+    examined_kinds = {kind.value for row in data.clauses if has_evidence(row) and row.clause_id in catalogue
+                      for kind in catalogue[row.clause_id].kinds} & kinds
     in_scope = [line.row for section in sections for line in section.judged] + [
         row for section in sections for row in by_section[section.key] if row.verdict == NOT_TESTED
         and not row.measurements]
@@ -283,5 +294,5 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
     return CertificateView(
         findings=findings, sections=sections, out_of_scope=sorted(merged.values(), key=lambda item: item.key),
         groups=groups, counts={verdict: found[verdict] for verdict in VERDICTS if found[verdict]},
-        examined_kinds=sorted({item.kind for item in data.profile.equipment.values()}),
+        examined_kinds=sorted(examined_kinds), unexamined_kinds=sorted(kinds - examined_kinds),
         outside_count=sum(item.count for item in merged.values()))

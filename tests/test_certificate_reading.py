@@ -67,9 +67,17 @@ def test_full_sim_certificate_fits_15_pages(certificate_pages: Pages, lang: str)
 
 
 @pytest.mark.slow(seconds=60)
-def test_roulette_only_certificate_fits_6_pages(certificate_pages: Pages) -> None:
-    _, pages = certificate_pages("roulette", "pt")
+def test_roulette_only_certificate_fits_6_pages(certificate_pages: Pages, catalogue) -> None:
+    from reports.certificate_view import build_view
+    from reports.i18n import translations
+
+    data, pages = certificate_pages("roulette", "pt")
     assert len(pages) <= 6, len(pages)
+    view = build_view(data, catalogue, "pt", translations("pt").gettext)
+    assert view.examined_kinds == ["roulette-wheel"]  # the profile has more equipment; this run examined the wheel
+    assert "dice" in view.unexamined_kinds
+    assert "Equipamento do perfil que este ensaio não examinou" in " ".join(pages[0].split())
+    assert [section.key for section in view.sections] == ["p217-2007/roleta-francesa"]  # a French wheel
 
 
 @pytest.mark.slow(seconds=30)
