@@ -6,7 +6,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup certify test system-deps clean
+.PHONY: setup certify test system-deps clean locale
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,14 @@ certify: setup
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test: setup
 	$(BIN)/python -m pytest -n $(WORKERS) --dist load --maxschedchunk 2 --durations=10
+
+# The certificate's message catalogues (reports/locale): extract the messages of the report modules and the
+# template, merge them into each language's .po, compile every .po (the compiled .mo files are committed).
+locale: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k N_ --no-location --sort-output -w 0 -o reports/locale/certificate.pot reports
+	$(BIN)/pybabel update -i reports/locale/certificate.pot -d reports/locale -D certificate --no-wrap
+	$(BIN)/pybabel compile -d reports/locale -D certificate
+	$(BIN)/pybabel compile -d reports/locale -D recorded
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.catalogue import Catalogue, load_catalogue
+from bench.certificate_numbers import assign_certificate_number
 from bench.cli_summary import print_verdicts
 from bench.doctor import resumed_rig_not_ready, rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
@@ -216,6 +217,8 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     catalogue = load_catalogue()
     verdicts = verdicts_of_run(run_dir, catalogue)
     print_suite_times(console, run_dir)
+    if not isinstance(key, KeyFileError):
+        assign_certificate_number(run_dir, key.directory)  # the laboratory's sequence numbers what it signs
     report = write_reports(console, run_dir, None if isinstance(key, KeyFileError) else key.fingerprint, pdf=pdf)
     code = exit_code(verdicts)
     if pytest_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):

@@ -15,6 +15,7 @@ from bench import __version__
 from bench.allure_labels import clause_list, plain_test_name
 from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
 from bench.catalogue.model import Testability
+from bench.cli_approve import approve
 from bench.cli_doctor import doctor
 from bench.cli_help import complete_profile, complete_suite, suite_names, use_plain_metavars
 from bench.cli_integrity import keys_app, sign, verify
@@ -36,6 +37,7 @@ app.command("plan")(plan)
 app.command("verify")(verify)
 app.command("sign")(sign)
 app.command("doctor")(doctor)
+app.command("approve")(approve)
 console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)
 

@@ -1,8 +1,8 @@
 """The certificate's plots (matplotlib, Agg backend): one function per plot, each returning image bytes.
 
 Every function takes plain numbers (the series :mod:`reports.run_data` reads
-from the journal, shapes in its docstring) and returns SVG (default) or PNG
-bytes; the SVG carries no date, so the same data gives the same bytes. Bands and
+from the journal, shapes in its docstring), and ``_`` to translate its words, and returns SVG
+(default) or PNG bytes; the SVG carries no date, so the same data gives the same bytes. Bands and
 boundaries are the statistics' own, stated in each docstring:
 
 * pocket and die-face bands: Bonferroni-simultaneous (1 − α) binomial bands of
@@ -40,6 +40,15 @@ matplotlib.rcParams.update({"svg.hashsalt": "bench-certificate", "svg.fonttype":
 
 PASS_COLOUR, FAIL_COLOUR, BAND_COLOUR, LINE_COLOUR = "#3a7d44", "#c0392b", "#d6e4f0", "#1f4e79"
 
+Translate = Callable[[str], str]
+"""A plot's words go through ``_`` (the certificate's gettext catalogue, :mod:`reports.i18n`); English as written
+by default."""
+
+
+def as_written(message: str) -> str:
+    """The English message itself (no translation)."""
+    return message
+
 
 def _encode(figure: Figure, fmt: str) -> bytes:
     if fmt not in ("svg", "png"):
@@ -68,7 +77,8 @@ def binomial_band(n: int, p: float, alpha: float, cells: int) -> tuple[float, fl
     return float(stats.binom.ppf(level, n, p)), float(stats.binom.isf(level, n, p))
 
 
-def pocket_frequencies(order: Sequence[int], counts: Sequence[int], alpha: float = 0.01, fmt: str = "svg") -> bytes:
+def pocket_frequencies(order: Sequence[int], counts: Sequence[int], alpha: float = 0.01, fmt: str = "svg",
+                       _: Translate = as_written) -> bytes:
     """Count of every pocket in wheel order, the expected count n/K and the simultaneous (1 − α) band."""
     counts_array = np.asarray(counts, dtype=float)
     if counts_array.ndim != 1 or len(order) != counts_array.size or counts_array.size < 2:
@@ -78,13 +88,13 @@ def pocket_frequencies(order: Sequence[int], counts: Sequence[int], alpha: float
     low, high = binomial_band(n, 1 / pockets, alpha, pockets)
     outside = (counts_array < low) | (counts_array > high)
     figure, axes = plt.subplots(figsize=(9, 3))
-    axes.axhspan(low, high, color=BAND_COLOUR, label=f"simultaneous {1 - alpha:.0%} band (fair wheel)")
-    axes.axhline(n / pockets, color=LINE_COLOUR, linewidth=1, label=f"expected n/{pockets} = {n / pockets:.1f}")
+    axes.axhspan(low, high, color=BAND_COLOUR, label=_("simultaneous {level} band (fair wheel)").format(level=f"{1 - alpha:.0%}"))
+    axes.axhline(n / pockets, color=LINE_COLOUR, linewidth=1, label=_("expected n/{pockets} = {mean}").format(pockets=pockets, mean=f"{n / pockets:.1f}"))
     axes.bar(range(pockets), counts_array, color=np.where(outside, FAIL_COLOUR, PASS_COLOUR), width=0.8)
     axes.set_xticks(range(pockets), [str(number) for number in order], fontsize=7)
-    axes.set_xlabel("pocket, in wheel order from 0 (clockwise)")
-    axes.set_ylabel("spins")
-    axes.set_title(f"Pocket frequencies, n = {n:,}")
+    axes.set_xlabel(_("pocket, in wheel order from 0 (clockwise)"))
+    axes.set_ylabel(_("spins"))
+    axes.set_title(_("Pocket frequencies, n = {n}").format(n=n))
     _legend_below(axes)
     return _encode(figure, fmt)
 
@@ -104,26 +114,27 @@ def sector_z(counts: Sequence[int], width: int) -> np.ndarray:
 
 
 def sector_statistic(order: Sequence[int], counts: Sequence[int], width: int = 9, alpha: float = 0.01,
-                     fmt: str = "svg") -> bytes:
+                     fmt: str = "svg", _: Translate = as_written) -> bytes:
     """z of each ``width``-pocket sector along the wheel against the two-sided Bonferroni bound over the sectors."""
     z = sector_z(counts, width)
     bound = float(stats.norm.isf(_check_alpha(alpha) / (2 * z.size)))
     figure, axes = plt.subplots(figsize=(9, 2.8))
-    axes.axhspan(-bound, bound, color=BAND_COLOUR, label=f"|z| ≤ {bound:.2f} (α = {alpha:g}, Bonferroni over "
-                                                           f"{z.size} sectors)")
+    axes.axhspan(-bound, bound, color=BAND_COLOUR, label=_("|z| ≤ {bound} (α = {alpha}, Bonferroni over {sectors} sectors)").format(
+        bound=f"{bound:.2f}", alpha=f"{alpha:g}", sectors=z.size))
     axes.plot(range(z.size), z, marker="o", markersize=3, color=LINE_COLOUR)
     flagged = np.abs(z) > bound
     axes.plot(np.flatnonzero(flagged), z[flagged], "o", color=FAIL_COLOUR, markersize=5)
     axes.axhline(0, color="#888", linewidth=0.6)
     axes.set_xticks(range(z.size), [str(number) for number in order], fontsize=7)
-    axes.set_xlabel(f"first pocket of the {width}-pocket sector (clockwise)")
+    axes.set_xlabel(_("first pocket of the {width}-pocket sector (clockwise)").format(width=width))
     axes.set_ylabel("z")
-    axes.set_title(f"Sector statistic along the wheel ({width} adjacent pockets)")
+    axes.set_title(_("Sector statistic along the wheel ({width} adjacent pockets)").format(width=width))
     _legend_below(axes)
     return _encode(figure, fmt)
 
 
-def die_faces(faces: Sequence[Sequence[int]], alpha: float = 0.01, sides: int = 6, fmt: str = "svg") -> bytes:
+def die_faces(faces: Sequence[Sequence[int]], alpha: float = 0.01, sides: int = 6, fmt: str = "svg",
+              _: Translate = as_written) -> bytes:
     """Histogram of the faces of each die position, expected n/6 and the simultaneous (1 − α) band."""
     array = np.asarray(faces, dtype=np.int64)
     if array.ndim != 2 or array.size == 0:
@@ -141,15 +152,16 @@ def die_faces(faces: Sequence[Sequence[int]], alpha: float = 0.01, sides: int = 
         axes.axhline(throws / sides, color=LINE_COLOUR, linewidth=1)
         axes.bar(range(1, sides + 1), counts, color=np.where(outside, FAIL_COLOUR, PASS_COLOUR))
         axes.set_xticks(range(1, sides + 1))
-        axes.set_title(f"die {position + 1}")
-        axes.set_xlabel("face")
-    axes_list[0][0].set_ylabel("throws")
-    figure.suptitle(f"Faces per die, n = {throws:,} throws; band: simultaneous {1 - alpha:.0%} (fair dice)",
-                    fontsize=9)
+        axes.set_title(_("die {number}").format(number=position + 1))
+        axes.set_xlabel(_("face"))
+    axes_list[0][0].set_ylabel(_("throws"))
+    figure.suptitle(_("Faces per die, n = {n} throws; band: simultaneous {level} (fair dice)").format(
+        n=throws, level=f"{1 - alpha:.0%}"), fontsize=9)
     return _encode(figure, fmt)
 
 
-def card_position_heatmap(counts: Sequence[Sequence[float]], fmt: str = "svg", block: int = 1) -> bytes:
+def card_position_heatmap(counts: Sequence[Sequence[float]], fmt: str = "svg", block: int = 1,
+                          _: Translate = as_written) -> bytes:
     """Standardised residuals (O − E)/√E of the card-by-position table (E from its margins); ``block`` cards per
     row and column when positions are grouped."""
     table = np.asarray(counts, dtype=float)
@@ -165,33 +177,33 @@ def card_position_heatmap(counts: Sequence[Sequence[float]], fmt: str = "svg", b
     figure, axes = plt.subplots(figsize=(5.5, 4.6))
     image = axes.imshow(residual, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
     figure.colorbar(image, ax=axes, label="(O − E)/√E")
-    grouped = f" (blocks of {block})" if block > 1 else ""
-    axes.set_xlabel(f"position after the shuffle{grouped}")
-    axes.set_ylabel(f"card (position before){grouped}")
-    axes.set_title(f"Card by position, {round(total / (table.shape[0] * block)):,} shuffles")
+    grouped = _(" (blocks of {block})").format(block=block) if block > 1 else ""
+    axes.set_xlabel(_("position after the shuffle") + grouped)
+    axes.set_ylabel(_("card (position before)") + grouped)
+    axes.set_title(_("Card by position, {shuffles} shuffles").format(shuffles=round(total / (table.shape[0] * block))))
     return _encode(figure, fmt)
 
 
 def sequential_path(n: Sequence[int], log_lr: Sequence[float], upper: float, lower: float | None = None,
-                    fmt: str = "svg") -> bytes:
+                    fmt: str = "svg", _: Translate = as_written) -> bytes:
     """The sequential test's log-likelihood ratio against its boundaries log(1/α) and log(β)."""
     x, y = np.asarray(n, dtype=float), np.asarray(log_lr, dtype=float)
     if x.ndim != 1 or x.shape != y.shape or x.size == 0:
         raise ValueError("sequential path: n and log_lr must be equal-length non-empty sequences")
     figure, axes = plt.subplots(figsize=(7, 3))
-    axes.plot(x, y, color=LINE_COLOUR, linewidth=1.2, label="log likelihood ratio")
-    axes.axhline(upper, color=FAIL_COLOUR, linestyle="--", label=f"reject H0: log(1/α) = {upper:.2f}")
+    axes.plot(x, y, color=LINE_COLOUR, linewidth=1.2, label=_("log likelihood ratio"))
+    axes.axhline(upper, color=FAIL_COLOUR, linestyle="--", label=_("reject H0: log(1/α) = {value}").format(value=f"{upper:.2f}"))
     if lower is not None:
-        axes.axhline(lower, color=PASS_COLOUR, linestyle="--", label=f"accept H0: log(β) = {lower:.2f}")
-    axes.set_xlabel("outcomes")
+        axes.axhline(lower, color=PASS_COLOUR, linestyle="--", label=_("accept H0: log(β) = {value}").format(value=f"{lower:.2f}"))
+    axes.set_xlabel(_("outcomes"))
     axes.set_ylabel("log L")
-    axes.set_title("Sequential test path")
+    axes.set_title(_("Sequential test path"))
     axes.legend(loc="best", fontsize=7)
     return _encode(figure, fmt)
 
 
 def jackpot_over_time(bets_cents: Sequence[float], value_cents: Sequence[float], start_cents: float,
-                      increment_percent: float, fmt: str = "svg") -> bytes:
+                      increment_percent: float, fmt: str = "svg", _: Translate = as_written) -> bytes:
     """The displayed jackpot against start + increment % × cumulative amount bet."""
     bets, values = np.asarray(bets_cents, dtype=float), np.asarray(value_cents, dtype=float)
     if bets.ndim != 1 or bets.shape != values.shape or bets.size == 0:
@@ -199,52 +211,55 @@ def jackpot_over_time(bets_cents: Sequence[float], value_cents: Sequence[float],
     expected = start_cents + bets * increment_percent / 100.0
     figure, axes = plt.subplots(figsize=(7, 3))
     axes.plot(bets / 100, expected / 100, color=LINE_COLOUR, linestyle="--",
-              label=f"expected: start + {increment_percent:g} % of bets")
+              label=_("expected: start + {percent} of bets").format(percent=f"{increment_percent:g} %"))
     axes.plot(bets / 100, values / 100, color=PASS_COLOUR, marker=".", markersize=3, linewidth=1,
-              label="displayed value")
+              label=_("displayed value"))
     off = np.abs(values - expected) >= 1.0
     if off.any():
         axes.plot(bets[off] / 100, values[off] / 100, "o", color=FAIL_COLOUR, markersize=4,
-                  label=f"{int(off.sum())} reading(s) off by ≥ 1 cent")
-    axes.set_xlabel("cumulative amount bet (€)")
+                  label=_("{count} reading(s) off by ≥ 1 cent").format(count=int(off.sum())))
+    axes.set_xlabel(_("cumulative amount bet (€)"))
     axes.set_ylabel("jackpot (€)")
-    axes.set_title("Jackpot value over the bets")
+    axes.set_title(_("Jackpot value over the bets"))
     axes.legend(loc="best", fontsize=7)
     return _encode(figure, fmt)
 
 
-def rtp_interval(rtp: float, low: float, high: float, floor: float = 0.80, fmt: str = "svg") -> bytes:
+def rtp_interval(rtp: float, low: float, high: float, floor: float = 0.80, fmt: str = "svg",
+                 _: Translate = as_written) -> bytes:
     """The return to player with its confidence interval against the floor."""
     if not low <= rtp <= high:
         raise ValueError(f"RTP {rtp} outside its interval [{low}, {high}]")
     figure, axes = plt.subplots(figsize=(7, 1.6))
     colour = PASS_COLOUR if low >= floor else FAIL_COLOUR if high < floor else "#d68910"
     axes.errorbar([rtp * 100], [0], xerr=[[(rtp - low) * 100], [(high - rtp) * 100]], fmt="o", color=colour,
-                  capsize=6, linewidth=2, label=f"RTP {rtp:.2%} [{low:.2%}, {high:.2%}]")
-    axes.axvline(floor * 100, color=FAIL_COLOUR, linestyle="--", label=f"floor {floor:.0%}")
+                  capsize=6, linewidth=2, label=_("return {rtp} [{low}, {high}]").format(
+                      rtp=f"{rtp:.2%}", low=f"{low:.2%}", high=f"{high:.2%}"))
+    axes.axvline(floor * 100, color=FAIL_COLOUR, linestyle="--", label=_("floor {percent}").format(percent=f"{floor:.0%}"))
     axes.set_yticks([])
     span = max(high - low, 0.02)
     axes.set_xlim(100 * (min(low, floor) - span / 2), 100 * (max(high, floor) + span / 2))
-    axes.set_xlabel("return to player (%)")
+    axes.set_xlabel(_("return to player (%)"))
     _legend_below(axes, -0.45)
     return _encode(figure, fmt)
 
 
-PLOTS: dict[str, Callable[[dict[str, Any], str], bytes]] = {
-    "pockets": lambda s, fmt: pocket_frequencies(s["order"], s["counts"], s["alpha"], fmt),
-    "sectors": lambda s, fmt: sector_statistic(s["order"], s["counts"], 9, s["alpha"], fmt),
-    "dice": lambda s, fmt: die_faces(s["faces"], s["alpha"] or 0.01, fmt=fmt),
-    "cards": lambda s, fmt: card_position_heatmap(s["counts"], fmt, int(s.get("block", 1))),
-    "sequential": lambda s, fmt: sequential_path(s["n"], s["log_lr"], s["upper"], s["lower"], fmt),
-    "jackpot": lambda s, fmt: jackpot_over_time(s["bets_cents"], s["value_cents"], s["start_cents"],
-                                                s["increment_percent"], fmt),
-    "rtp": lambda s, fmt: rtp_interval(s["rtp"], s["low"], s["high"], s["floor"], fmt),
+PLOTS: dict[str, Callable[[dict[str, Any], str, Translate], bytes]] = {
+    "pockets": lambda s, fmt, _: pocket_frequencies(s["order"], s["counts"], s["alpha"], fmt, _),
+    "sectors": lambda s, fmt, _: sector_statistic(s["order"], s["counts"], 9, s["alpha"], fmt, _),
+    "dice": lambda s, fmt, _: die_faces(s["faces"], s["alpha"] or 0.01, fmt=fmt, _=_),
+    "cards": lambda s, fmt, _: card_position_heatmap(s["counts"], fmt, int(s.get("block", 1)), _),
+    "sequential": lambda s, fmt, _: sequential_path(s["n"], s["log_lr"], s["upper"], s["lower"], fmt, _),
+    "jackpot": lambda s, fmt, _: jackpot_over_time(s["bets_cents"], s["value_cents"], s["start_cents"],
+                                                   s["increment_percent"], fmt, _),
+    "rtp": lambda s, fmt, _: rtp_interval(s["rtp"], s["low"], s["high"], s["floor"], fmt, _),
 }
 """Plot name (a :attr:`reports.run_data.RunData.series` key) -> function of one series entry."""
 
 
-def render(name: str, series: dict[str, Any], fmt: str = "svg") -> bytes:
-    """The plot ``name`` of one series entry; ValueError for an unknown plot or malformed data."""
+def render(name: str, series: dict[str, Any], fmt: str = "svg", _: Translate = as_written) -> bytes:
+    """The plot ``name`` of one series entry, its words translated by ``_``; ValueError for an unknown plot or
+    malformed data."""
     if name not in PLOTS:
         raise ValueError(f"no plot {name!r} (have: {', '.join(PLOTS)})")
-    return PLOTS[name](series, fmt)
+    return PLOTS[name](series, fmt, _)

@@ -53,7 +53,18 @@ from bench.evidence import (
 )
 from bench.journal import Journal
 from bench.profiles import Profile, load_profile_text
-from reports.clause_verdicts import ERROR, FAIL, INCOMPLETE, PASS, VERDICTS, clause_verdicts, lost_games, run_kinds
+from reports.clause_verdicts import (
+    ERROR,
+    FAIL,
+    INCOMPLETE,
+    PASS,
+    VERDICTS,
+    clause_verdicts,
+    lost_games,
+    run_games,
+    run_kinds,
+)
+from reports.signoff import SignOff, read_signoff
 
 DEFAULT_OPERATOR = "unknown operator"
 WIRE_CONTEXT_LINES = 3
@@ -240,6 +251,10 @@ class RunData:
     signed_fingerprint: str | None = None
     lost_games: int = 0
     """Games a killed session lost (result on the wire, not in the journal), journalled on resume."""
+    signoff: SignOff = field(default_factory=lambda: SignOff(None, ()))
+    """The certificate number and the reviewer's and approver's signed approvals (:mod:`reports.signoff`)."""
+    games: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    """(games the run's equipment plays, games it could be set to play): :func:`reports.clause_verdicts.run_games`."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -319,6 +334,8 @@ def _load(journal: Journal, run_dir: Path, catalogue: Catalogue) -> RunData:
         chain_intact=chain.intact,
         signed_fingerprint=_manifest_fingerprint(run_dir),
         lost_games=lost_games(journal, run_id),
+        games=run_games(journal),
+        signoff=read_signoff(journal, run_id),
     )
 
 

@@ -82,8 +82,35 @@ def verify_run(run_dir: Path, trusted_key: Ed25519PublicKey | None = None) -> Ve
         return result
     _check_files(run_dir, manifest, result)
     _check_journal(run_dir, manifest, result)
+    _check_approvals(run_dir, manifest, result)
     _check_journal_closed(run_dir, result)
     return result
+
+
+def _check_approvals(run_dir: Path, manifest: dict[str, Any], result: Verification) -> None:
+    """Each sign-off journalled by ``bench approve`` carries the laboratory key's signature of the approval
+    (:mod:`reports.signoff`): checked with the key that signed the manifest."""
+    from reports.signoff import APPROVAL_EVENT, Approval
+
+    journal_path = run_dir / Journal.FILENAME
+    if not journal_path.is_file():
+        return
+    connection = sqlite3.connect(f"file:{journal_path}?mode=ro&immutable=1", uri=True)
+    try:
+        run = connection.execute("SELECT run_id FROM runs ORDER BY seq LIMIT 1").fetchone()
+        rows = connection.execute("SELECT detail FROM events WHERE kind = ? ORDER BY seq", (APPROVAL_EVENT,)).fetchall()
+    except sqlite3.DatabaseError:
+        return  # an unreadable journal is reported by the chain check
+    finally:
+        connection.close()
+    public = parse_public_key(str(manifest["public_key"]), f"{MANIFEST_FILE} field public_key")
+    for (detail,) in rows:
+        fields = json.loads(detail) if isinstance(detail, str) else {}
+        approval = Approval(**{key: str(fields.get(key, "")) for key in
+                               ("role", "name", "at", "chain_head", "key_fingerprint", "signature")})
+        if run is None or not approval.valid(run[0], public):
+            result.add("approval", Journal.FILENAME, f"the {approval.role} sign-off of {approval.name} "
+                                                     f"({approval.at}) is not signed by the laboratory key")
 
 
 def _check_journal_closed(run_dir: Path, result: Verification) -> None:

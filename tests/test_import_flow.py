@@ -62,6 +62,7 @@ LAYERS: tuple[tuple[str, int, str], ...] = (
     ("bench.cli_*", 5, "the command line"),
     ("bench.certify", 5, "a certification run"),
     ("bench.doctor", 5, "checks of the rig before a run"),
+    ("bench.certificate_numbers", 5, "the laboratory's certificate numbers"),
     ("bench.sensitivity", 5, "the sensitivity matrix"),
     ("bench.plan", 5, "the plan of a run"),
     ("bench.coverage", 5, "coverage of the catalogue by the suites"),
