@@ -12,9 +12,16 @@ The device profiles are small (a few hundred games, rounds or bets) so that a ce
 at most a few seconds for a game's result or a shuffle (a lost result then costs seconds, not the
 default two minutes).
 A cell's verdict: ``PASS`` (every judged clause passes), ``FAIL`` (a clause failed: on a fair
-device, a wrong verdict), ``INCOMPLETE`` (a test did not finish: too much was lost on the line; the reason is
+device, a wrong verdict, unless the data it was judged on is shown to be exactly what the device generated:
+``FAIL (α)``, below), ``INCOMPLETE`` (a test did not finish: too much was lost on the line; the reason is
 the clause's), ``ERROR`` (a clause errored, or the run stopped without judging: a fault of the bench). ``no-reads`` is the number of games, rounds or blocks the drivers could not confirm
 (``*/no-reads`` streams) and ``stale`` the replies discarded as answering another request.
+
+A fair device still fails a statistical test with probability α: that is the test's type-I error, not the
+line's. Where a line fault costs a block of RNG output, the interface's next block is taken instead, so the
+sample is a different (equally fair) set of blocks, and its p-values move. The sweep checks every block the
+journal recorded from the simulated RNG against the block of that number its generator gives; a FAIL on data
+so checked is counted as a type-I error (``FAIL (α)``), apart from the wrong verdicts the line caused.
 
 Usage::
 
@@ -167,6 +174,16 @@ class Cell:
     exit_code: int
     seconds: float
     reason: str
+    as_generated: tuple[int, int] | None = None
+    """(blocks checked, blocks differing) between what the journal recorded and what the simulated device
+    generated, for a device whose simulator can say (the RNG interface); None elsewhere."""
+
+    @property
+    def sampling_fail(self) -> bool:
+        """A FAIL of the statistics on data the device really generated (every recorded block checked equal to
+        the simulator's): a fair sample's type-I error at the profile's α, not the line's doing."""
+        return self.verdict == "FAIL" and self.as_generated is not None and self.as_generated[0] > 0 \
+            and self.as_generated[1] == 0
 
     @property
     def verdict(self) -> str:
@@ -221,6 +238,45 @@ def judge(out: Path) -> tuple[dict[str, str], int, int, str]:
     return verdicts, int(no_reads), stale, reason
 
 
+def rng_blocks_as_generated(out: Path) -> tuple[int, int] | None:
+    """(blocks checked, blocks differing): every raw and draw block the journal recorded from a simulated fair
+    RNG interface, against the block of that number its generator gives (:class:`drivers.sim.rng_device.RngModel`:
+    block b comes from the seed and b alone). None when the run has no such device."""
+    import sqlite3
+
+    from bench.profiles import load_profile_text
+    from drivers.sim.rng_device import RngModel
+
+    journal_path = out / "journal.sqlite"
+    if not journal_path.is_file():
+        return None
+    with sqlite3.connect(journal_path) as connection:
+        runs = connection.execute("SELECT profile_text, profile_source FROM runs").fetchall()
+        if not runs:
+            return None
+        profile = load_profile_text(*runs[0])
+        rows = connection.execute("SELECT stream, value FROM observations WHERE stream IN "
+                                  "('rng/raw-blocks', 'rng/draw-blocks')").fetchall()
+    sources = [item for item in profile.equipment.values() if item.kind == "rng" and item.simulator]
+    if not sources:
+        return None
+    [source] = sources
+    checked = differing = 0
+    for stream, text in rows:
+        value = json.loads(text)
+        model = RngModel(source.simulator)
+        if stream == "rng/raw-blocks":
+            data = bytes.fromhex(value["hex"])
+            model.raw_blocks = value["block"] - 1
+            same = model.raw(len(data)) == (value["block"], data)
+        else:
+            model.draw_blocks = value["block"] - 1
+            same = model.draw(source.options.draw_range, len(value["values"])) == (value["block"], value["values"])
+        checked += 1
+        differing += not same
+    return checked, differing
+
+
 def _reason(output: str) -> str:
     """The line of the run's output that says why it stopped (an error naming its reason), if any."""
     lines = [line.strip(" │|") for line in output.splitlines()]
@@ -239,7 +295,7 @@ def run_cell(device: Device, kind: str, rate: float, seed: int, work: Path) -> C
     exit_code, output, seconds = certify(text, device.suite, out)
     verdicts, no_reads, stale, reason = judge(out)
     return Cell(device.name, kind, rate, seed, verdicts, no_reads, stale, exit_code, seconds,
-                reason or _reason(output))
+                reason or _reason(output), rng_blocks_as_generated(out))
 
 
 def run_biased(profile: str, suite: str, must_fail: frozenset[str], rate: float, seed: int, work: Path
@@ -261,16 +317,42 @@ def run_biased(profile: str, suite: str, must_fail: frozenset[str], rate: float,
 
 
 def print_matrix(cells: list[Cell]) -> int:
-    """Print device x kind x rate -> verdict, no-reads; the number of wrong verdicts (FAIL of a fair device)."""
-    print(f"{'device':9} {'fault':13} {'rate':>5} {'seed':>4}  {'verdict':7} {'no-reads':>8} {'stale':>5} "
+    """Print device x kind x rate -> verdict, no-reads; the number of wrong verdicts the line caused (a FAIL of a
+    fair device not shown to be a type-I error of data the device really generated)."""
+    print(f"{'device':9} {'fault':13} {'rate':>5} {'seed':>4}  {'verdict':10} {'no-reads':>8} {'stale':>5} "
           f"{'s':>5}  reason")
-    wrong = 0
+    wrong = sampling = 0
     for cell in cells:
-        wrong += cell.verdict == "FAIL"
-        print(f"{cell.device:9} {cell.kind:13} {cell.rate:5.0%} {cell.seed:4}  {cell.verdict:7} {cell.no_reads:8} "
-              f"{cell.stale:5} {cell.seconds:5.0f}  {cell.reason if cell.verdict != 'PASS' else ''}")
-    print(f"wrong verdicts (FAIL of a fair device): {wrong} of {len(cells)} runs")
+        wrong += cell.verdict == "FAIL" and not cell.sampling_fail
+        sampling += cell.sampling_fail
+        shown = "FAIL (α)" if cell.sampling_fail else cell.verdict
+        checked = (f"{cell.as_generated[0] - cell.as_generated[1]}/{cell.as_generated[0]} blocks as generated; "
+                   if cell.as_generated is not None and cell.verdict != "PASS" else "")
+        print(f"{cell.device:9} {cell.kind:13} {cell.rate:5.0%} {cell.seed:4}  {shown:10} {cell.no_reads:8} "
+              f"{cell.stale:5} {cell.seconds:5.0f}  {checked}{cell.reason if cell.verdict != 'PASS' else ''}")
+    print()
+    print_summary(cells)
+    print(f"wrong verdicts caused by the line (FAIL of a fair device on data it did not generate, or not checked): "
+          f"{wrong} of {len(cells)} runs")
+    print(f"type-I FAILs of a fair sample (every recorded block equal to what the device generated; the line only "
+          f"decided which blocks were taken): {sampling} of {len(cells)} runs")
     return wrong
+
+
+def print_summary(cells: list[Cell]) -> None:
+    """Device x rate: how many runs (every fault kind and seed) ended PASS / INCOMPLETE / FAIL (α) / FAIL / ERROR."""
+    rates = sorted({cell.rate for cell in cells})
+    print(f"{'device':9} " + " ".join(f"{rate:>14.0%}" for rate in rates) + "   (PASS/INCOMPLETE/FAIL(α)/FAIL/ERROR)")
+    for device in dict.fromkeys(cell.device for cell in cells):
+        row = []
+        for rate in rates:
+            mine = [cell for cell in cells if cell.device == device and cell.rate == rate]
+            counts = [sum(cell.verdict == "PASS" for cell in mine), sum(cell.verdict == "INCOMPLETE" for cell in mine),
+                      sum(cell.sampling_fail for cell in mine),
+                      sum(cell.verdict == "FAIL" and not cell.sampling_fail for cell in mine),
+                      sum(cell.verdict == "ERROR" for cell in mine)]
+            row.append("/".join(str(count) for count in counts) if mine else "-")
+        print(f"{device:9} " + " ".join(f"{text:>14}" for text in row))
 
 
 def main(argv: list[str] | None = None) -> int:

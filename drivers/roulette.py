@@ -72,6 +72,9 @@ class SerialRouletteWheel(RouletteWheel):
         self._last_game = 0
         """The highest game number the wheel has shown (ACK, RES, ERR or STATUS): a lower bound of its counter."""
         self._resync = False
+        self._outcomes_seen: dict[int, SpinResult | NoResult] = {}
+        """RES/ERR frames that arrived while another reply was awaited (a fast wheel's result before the STATUS
+        that confirms its game), by game: the game's result when it is awaited, never lost nor waited for."""
 
     @property
     def stale_replies(self) -> int:
@@ -80,7 +83,27 @@ class SerialRouletteWheel(RouletteWheel):
 
     def _expect(self, frame_type: str, matches: Callable[[Frame], str | None] | None = None,
                 ) -> Callable[[bytes], Frame | None]:
-        return reply_acceptor(decode, frame_type, "wheel", matches=matches)
+        """An ``accept`` for a ``frame_type`` reply that keeps any game result arriving meanwhile."""
+        awaited = reply_acceptor(decode, frame_type, "wheel", matches=matches)
+
+        def accept(line: bytes) -> Frame | None:
+            outcome = self._outcome_in(line)
+            return None if outcome is not None else awaited(line)
+
+        return accept
+
+    def _outcome_in(self, line: bytes) -> SpinResult | NoResult | None:
+        """The game result a well-formed RES or ERR line carries (kept for :meth:`await_result`), else None."""
+        if not line.startswith((b"$RES,", b"$ERR,")):
+            return None
+        try:
+            frame = decode(line)
+            outcome: SpinResult | NoResult = (parse_result(frame, self.pockets) if frame.type == "RES"
+                                              else parse_no_result(frame))
+        except FrameError:
+            return None  # left to the awaited reply's decoding: a garbled line costs that attempt
+        self._outcomes_seen[outcome.game] = outcome
+        return outcome
 
     def identify(self) -> WheelIdentity:
         return parse_identity(self.link.transact(encode("ID?"), self._expect("ID"), what="identify", settle=True))
@@ -148,6 +171,12 @@ class SerialRouletteWheel(RouletteWheel):
         return game
 
     def await_result(self, game: int) -> SpinResult | NoResult:
+        """Game ``game``'s result: kept if it arrived while another reply was awaited, else read (``RES`` or
+        ``ERR`` naming that game; another game's is stale), asked again with ``RES?`` when lost or garbled."""
+        if (seen := self._outcomes_seen.pop(game, None)) is not None:
+            self._outcomes_seen.clear()  # results of earlier games are no longer awaited
+            return seen
+        self._outcomes_seen.clear()
 
         def accept_outcome(line: bytes) -> SpinResult | NoResult | None:
             try:

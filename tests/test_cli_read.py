@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from bench.cli import app
@@ -143,3 +144,19 @@ def test_an_image_above_the_pixel_limit_is_refused_from_its_header(tmp_path: Pat
     assert result.exit_code == 2 and "above the limit" in result.stderr
     result = runner.invoke(app, ["read", "dice", str(path), "--max-pixels", "0"])
     assert result.exit_code == 2 and "--max-pixels 0" in result.stderr
+
+
+def test_a_truncated_image_is_refused_even_when_a_library_made_pillow_lenient(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """WeasyPrint (the PDF certificate) sets Pillow's LOAD_TRUNCATED_IMAGES for the whole process when imported:
+    the completeness check still finds a cut image, and leaves the library's setting as it found it."""
+    from PIL import ImageFile
+
+    path, _ = _dice_image(tmp_path, 1)
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
+    result = runner.invoke(app, ["read", "dice", str(cut), "--dice", "3", "--json"])
+    assert result.exit_code == 2 and f"{cut}: truncated" in result.stderr.replace("\n", "")
+    assert runner.invoke(app, ["read", "dice", str(path), "--dice", "3", "--json"]).exit_code in (0, 1)
+    assert ImageFile.LOAD_TRUNCATED_IMAGES is True

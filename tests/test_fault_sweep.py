@@ -9,6 +9,7 @@ run is the same every time.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,16 @@ def test_a_fair_device_on_a_faulty_line_never_fails(device: str, kind: str, rate
     assert cell.verdict in ("PASS", "INCOMPLETE"), (cell.verdict, cell.verdicts, cell.reason)
     assert cell.verdict == "PASS" or cell.reason, "a run that stops names its reason"
     assert cell.verdicts, "the run judged its clauses"
+    if device == "rng":  # every block recorded is the block of that number the simulated generator gives
+        checked, differing = cell.as_generated
+        assert checked > 0 and differing == 0
+        run = tmp_path / f"{device}-{kind}-{rate:g}-{seed}"
+        with sqlite3.connect(run / "journal.sqlite") as journal:  # one value changed: the check finds it
+            journal.execute("DROP TRIGGER observations_no_update")
+            journal.execute("UPDATE observations SET value = json_set(value, '$.values[0]', "
+                            "(json_extract(value, '$.values[0]') + 1) % 37) WHERE stream = 'rng/draw-blocks' "
+                            "AND idx = 0")
+        assert sweep.rng_blocks_as_generated(run) == (checked, 1)
 
 
 @pytest.mark.slow(seconds=60)

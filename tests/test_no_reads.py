@@ -14,6 +14,7 @@ import pytest
 from benchmark_scripts import load_benchmark
 
 from drivers.serial_link import DeviceError
+from fixtures.incomplete import incomplete_reason
 from fixtures.no_reads import NO_READ_SHARE, NoReadBoundExceeded, NoReads, no_read_bound
 
 sweep = load_benchmark("fault_sweep")
@@ -132,12 +133,20 @@ def test_beyond_the_no_read_bound_the_clauses_are_incomplete_not_in_error(tmp_pa
     assert attempts["suites/test_roulette.py::test_wheel_numbering"] == 1  # what finished is not run again
 
 
+def test_a_lost_device_or_too_few_reads_leave_a_test_unfinished_and_nothing_else_does() -> None:
+    """fixtures.incomplete: what makes the plugin journal a test as ``incomplete`` (its clauses INCOMPLETE)."""
+    error = _error("read the wheel's last game")
+    assert incomplete_reason(pytest.ExceptionInfo.from_exception(error)) == f"device lost: {error}"
+    bound = pytest.ExceptionInfo.from_exception(NoReadBoundExceeded("3 games could not be read"))
+    assert incomplete_reason(bound) == "not enough read: 3 games could not be read"
+    assert incomplete_reason(pytest.ExceptionInfo.from_exception(ValueError("a bug"))) is None
+    assert incomplete_reason(None) is None
+
+
 @pytest.mark.slow(seconds=15)
-def test_a_device_that_stops_answering_leaves_its_clauses_incomplete(tmp_path: Path) -> None:
+def test_a_device_that_never_answers_stops_the_run_before_it_starts(tmp_path: Path) -> None:
+    """The rig is checked before a run (bench.doctor): a wheel that never answers leaves no run behind."""
     completed, run = _certify_wheel(tmp_path, {"silent_rate": 0.999})
     assert completed.returncode == 2
-    assert "Overall result: INCOMPLETE" in completed.stdout
-    finals = _finals(run)
-    assert {outcome for outcome, _ in finals.values()} == {"incomplete"}
-    assert all(message.startswith("device lost: ") and "identify failed after 2 attempt(s)" in message
-               for _, message in finals.values())
+    assert completed.stdout.startswith("Rig not ready, nothing run: wheel serial: identify: no reply within 0.5 s")
+    assert not run.exists()

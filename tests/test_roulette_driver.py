@@ -356,3 +356,15 @@ def test_a_game_not_confirmed_is_a_device_error_and_the_next_start_reads_the_las
     outcome = wheel.spin()
     assert isinstance(outcome, SpinResult) and outcome.game == 4
     assert wheel.resynchronisations == 1 and wheel.stale_replies == 1
+
+
+def test_a_result_that_arrives_before_the_status_confirming_its_game_is_kept(scripted_wheel) -> None:
+    """A fast wheel: the first SPIN's ACK is garbled, the repeated SPIN starts game 2, and game 2's RES arrives
+    while the bench reads the STATUS that confirms game 2 is the latest. The result is kept for game 2 (the
+    wheel is never asked for it again, nor waited for until the spin timeout)."""
+    second = encode("RES", 2, 17, "CCW", "CW", "23.0")
+    garbled_ack = encode("ACK", "SPIN", 1)[:-4] + b"00\r\n"
+    spins = iter([[garbled_ack], [encode("ACK", "SPIN", 2)]])
+    wheel = scripted_wheel({encode("SPIN"): spins, encode("STATUS?"): [second, encode("STATUS", "IDLE", 2)]})
+    outcome = wheel.spin()
+    assert isinstance(outcome, SpinResult) and (outcome.game, outcome.raw) == (2, second)

@@ -52,13 +52,17 @@ def check_complete(data: bytes, source: str) -> None:
     """Raise :class:`ImageFileError` when the image's data ends early or is corrupt (Pillow decodes it whole)."""
     from PIL import Image, ImageFile
 
-    if ImageFile.LOAD_TRUNCATED_IMAGES:  # pragma: no cover - a global another library may have set
-        raise ImageFileError(f"{source}: cannot check the image is whole (PIL LOAD_TRUNCATED_IMAGES is set)")
     try:
-        with warnings.catch_warnings():
+        # WeasyPrint sets Pillow's LOAD_TRUNCATED_IMAGES for the whole process when it is imported (the PDF
+        # certificate): the check holds it off while it decodes, under the lock the header reads share
+        with _HEADER_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as image:
-                image.load()
+            lenient, ImageFile.LOAD_TRUNCATED_IMAGES = ImageFile.LOAD_TRUNCATED_IMAGES, False
+            try:
+                with Image.open(io.BytesIO(data)) as image:
+                    image.load()
+            finally:
+                ImageFile.LOAD_TRUNCATED_IMAGES = lenient
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
         reason = "truncated: the file ends before the image does" if "truncated" in str(error) else str(error)
         raise ImageFileError(f"{source}: {reason}; not read") from None
