@@ -19,6 +19,7 @@ import pytest
 
 from bench.profiles import load_profile
 from bench.profiles.model import RouletteOptions
+from fixtures.progress import StreamProgress
 from fixtures.session import ObservationStream
 from rng_tests.alternatives import SectorAlternative
 from rng_tests.sequential import Decision, roulette_sector_family, sequential_path
@@ -59,8 +60,8 @@ class FakeBench:
     def stream(self, name: str, nodeid: str) -> ObservationStream:
         return ObservationStream(self, name, nodeid, self.rows)  # type: ignore[arg-type]
 
-    def stream_progress(self, description: str, total: int, completed: int) -> Any:
-        return SimpleNamespace(advance=lambda amount=1: None)
+    def stream_progress(self, description: str, total: int, completed: int) -> StreamProgress:
+        return StreamProgress(None, description, total, completed)  # no bars: the counts only
 
 
 def wheel(numbers: list[int], stop_after: int | None = None) -> Any:
