@@ -18,11 +18,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from benchmark_scripts import load_benchmark
 
 from bench.doctor import LINE_WIDTH, CheckResult, Status, check_key, report_line, rig_checks, rig_not_ready
 from bench.journal import Journal, utc_now
 from bench.profiles import load_profile, load_profile_text
-from bench.profiles.loader import builtin_profiles
 from bench.profiles.model import Profile
 from bench.rig import simulator_config
 from bench.rundir import LOCK_FILE
@@ -34,7 +34,7 @@ from reports.signing import init_key
 from rng_tests.dieharder.runner import Dieharder
 
 BENCH = str(Path(sys.executable).with_name("bench"))
-MISSING_PORT = "/dev/ttyUSB9"
+MISSING_PORT = load_benchmark("doctor_time").MISSING_PORT
 SIM_SERIALS = ("SIM-PS-0001", "SIM-RW-0001", "SIM-RG-0001", "SIM-CS-0001", "SIM-SM-0001", "SIM-SM-0011",
                "SIM-JP-0001", "SIM-GT-0001", "SIM-CD-0001")
 
@@ -47,16 +47,8 @@ def missing_port_profile(tmp_path: Path) -> Path:
     """The built-in ``sim`` profile with its jackpot display on a real port that is not there."""
     if Path(MISSING_PORT).exists():
         pytest.skip(f"{MISSING_PORT} exists on this machine")
-    text = builtin_profiles()["sim"].read_text(encoding="utf-8")
-    simulated = ('connection = { port = "sim", timeout_s = 0.5, retries = 1 }\n'
-                 'options = { game = "poquer-sem-descarte"')
-    jackpot_simulator = 'bets = 200 }\nsimulator = { model = "fair", seed = 20070226 }\n'
-    assert simulated in text and jackpot_simulator in text
-    text = text.replace(simulated, simulated.replace('"sim"', f'"{MISSING_PORT}"'))
-    text = text.replace(jackpot_simulator, "bets = 200 }\n")
-    text = text.replace('powers = ["slot", "jackpot", "shuffler"]', 'powers = ["slot", "shuffler"]')
     path = tmp_path / "missing-port.toml"
-    path.write_text(text.replace('name = "sim"', 'name = "missing-port"'), encoding="utf-8")
+    path.write_text(load_benchmark("doctor_time").missing_port_profile_text(), encoding="utf-8")
     return path
 
 
