@@ -48,7 +48,6 @@ import pytest
 from bench.profiles.progressive import ProgressiveControllerEquipment, ProgressiveLevel
 from bench.profiles.slot import SlotMachineEquipment
 from drivers.sas_progressive import SasProgressiveListener
-from drivers.serial_link import DeviceError
 from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession
 
@@ -87,19 +86,13 @@ class ContributionPlay:
     no_reads: dict[str, Any]
 
 
-def _surely(no_reads: NoReads, step: Any) -> Any:
-    """A command or read the test cannot do without, taken again after each no-read (within the bound)."""
-    no_reads.planning()
-    return no_reads.taking(step)()
-
-
 def _read(bench: BenchSession, controller: ProgressiveControllerEquipment, listener: SasProgressiveListener,
           no_reads: NoReads) -> Reading:
     machines = controller.options.machines
     for name in machines:
-        _surely(no_reads, bench.rig.device(name).driver.disable_play)
+        no_reads.surely(bench.rig.device(name).driver.disable_play)
     time.sleep(SETTLE_S)  # a game under way ends
-    meters = {name: asdict(_surely(no_reads, bench.rig.device(name).driver.meters)) for name in machines}
+    meters = {name: asdict(no_reads.surely(bench.rig.device(name).driver.meters)) for name in machines}
     listener.discard_input()  # broadcasts older than the meter reads
     timeout = controller.options.broadcast_timeout_s
     levels: dict[int, int] = {}
@@ -118,25 +111,23 @@ def _play(bench: BenchSession, controller: ProgressiveControllerEquipment, start
     last = {name: start.meters[name]["games_played"] for name in playing}
     moved = time.monotonic()
     for name in sorted(playing):
-        _surely(no_reads, bench.rig.device(name).driver.enable_play)
+        no_reads.surely(bench.rig.device(name).driver.enable_play)
     while playing:
         time.sleep(POLL_S)
         for name in sorted(playing):
             driver = bench.rig.device(name).driver
-            no_reads.planning()
-            try:
-                games = driver.meters().games_played
-            except DeviceError as error:  # a poll lost on the line: counted, the next one is taken
-                no_reads.record(error, machine=name)
+            meters = no_reads.polled(driver.meters, machine=name)  # a poll lost on the line: counted, skipped
+            if meters is None:
                 continue
+            games = meters.games_played
             if games != last[name]:
                 last[name], moved = games, time.monotonic()
             if games - start.meters[name]["games_played"] >= plays:
-                _surely(no_reads, driver.disable_play)
+                no_reads.surely(driver.disable_play)
                 playing.discard(name)
         if playing and time.monotonic() - moved > STALL_S:
             for name in playing:
-                _surely(no_reads, bench.rig.device(name).driver.disable_play)
+                no_reads.surely(bench.rig.device(name).driver.disable_play)
             raise RuntimeError(f"{', '.join(sorted(playing))} played no game for {STALL_S:g} s with play enabled")
 
 

@@ -47,7 +47,6 @@ from bench.evidence import RtpInterval
 from bench.games.slots import RTP_FLOOR
 from bench.profiles.slot import ParSheet
 from drivers.sas import METER_NAMES
-from drivers.serial_link import DeviceError
 from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession
 from rng_tests.fairness.slot_play import play_test
@@ -130,40 +129,31 @@ def play(bench: BenchSession, slot_machine: Any) -> list[dict[str, Any]]:
         stream.record(value, source=slot_machine.name)
         return value
 
-    def surely(step: Any) -> Any:
-        """A command or read the play cannot do without, taken again after each no-read (within the bound)."""
-        no_reads.planning()
-        return no_reads.taking(step)()
-
     if not stream.count:
-        surely(driver.disable_play)
+        no_reads.surely(driver.disable_play)
         time.sleep(SETTLE_S)  # a game under way ends
-        surely(lambda: snapshot("before"))
+        no_reads.surely(lambda: snapshot("before"))
     rows = stream.values()
     if rows[-1]["phase"] != "after":
         target = rows[0]["games_played"] + options.plays
         progress = bench.stream_progress("slot games", options.plays,
                                          rows[-1]["games_played"] - rows[0]["games_played"])
         last, moved = rows[-1]["games_played"], time.monotonic()
-        surely(driver.enable_play)
+        no_reads.surely(driver.enable_play)
         while last < target:
             time.sleep(POLL_S)
-            no_reads.planning()
-            try:
-                games = snapshot("during")["games_played"]
-            except DeviceError as error:  # a snapshot lost on the line: counted, the next one is taken
-                no_reads.record(error, phase="during")
-                games = last
+            polled = no_reads.polled(lambda: snapshot("during"), phase="during")  # a lost one: counted, skipped
+            games = last if polled is None else polled["games_played"]
             if games != last:
                 progress.advance(min(games, target) - min(last, target))
                 last, moved = games, time.monotonic()
             elif time.monotonic() - moved > STALL_S:
-                surely(driver.disable_play)
+                no_reads.surely(driver.disable_play)
                 raise RuntimeError(f"the machine played no game for {STALL_S:g} s with play enabled "
                                    f"({last - rows[0]['games_played']} of {options.plays} played)")
-        surely(driver.disable_play)
+        no_reads.surely(driver.disable_play)
         time.sleep(SETTLE_S)
-        surely(lambda: snapshot("after"))
+        no_reads.surely(lambda: snapshot("after"))
     return stream.values()
 
 

@@ -155,3 +155,23 @@ def test_a_device_that_never_answers_stops_the_run_before_it_starts(tmp_path: Pa
     assert completed.returncode == 2
     assert completed.stdout.startswith("Rig not ready, nothing run: wheel serial: identify: no reply within 0.5 s")
     assert not run.exists()
+
+
+def test_a_step_is_taken_again_and_a_lost_poll_is_skipped_each_counted_as_planned() -> None:
+    no_reads = NoReads(_Bench(), "slot/no-reads", "node", 0, "slot", "meter reads")  # type: ignore[arg-type]
+    answers = iter([_error("read meters"), 7])
+
+    def flaky() -> int:
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def _raising() -> int:
+        raise _error("read meters")
+
+    assert no_reads.surely(flaky) == 7 and no_reads.count == 1 and no_reads.planned == 1
+    assert no_reads.polled(lambda: 3) == 3
+    with pytest.raises(NoReadBoundExceeded):  # a second no-read over 3 planned reads passes the bound of 1
+        no_reads.polled(_raising, phase="during")
+    assert no_reads.planned == 3 and no_reads.stream.values()[-1]["phase"] == "during"
