@@ -262,9 +262,9 @@ def rng_blocks_as_generated(out: Path) -> tuple[int, int] | None:
         return None
     [source] = sources
     checked = differing = 0
+    model = RngModel(source.simulator)  # block b is the seed's and b's alone: the counter is set before each
     for stream, text in rows:
         value = json.loads(text)
-        model = RngModel(source.simulator)
         if stream == "rng/raw-blocks":
             data = bytes.fromhex(value["hex"])
             model.raw_blocks = value["block"] - 1

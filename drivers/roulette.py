@@ -173,10 +173,10 @@ class SerialRouletteWheel(RouletteWheel):
     def await_result(self, game: int) -> SpinResult | NoResult:
         """Game ``game``'s result: kept if it arrived while another reply was awaited, else read (``RES`` or
         ``ERR`` naming that game; another game's is stale), asked again with ``RES?`` when lost or garbled."""
-        if (seen := self._outcomes_seen.pop(game, None)) is not None:
-            self._outcomes_seen.clear()  # results of earlier games are no longer awaited
+        seen = self._outcomes_seen.pop(game, None)
+        self._outcomes_seen.clear()  # results of earlier games are no longer awaited
+        if seen is not None:
             return seen
-        self._outcomes_seen.clear()
 
         def accept_outcome(line: bytes) -> SpinResult | NoResult | None:
             try:
