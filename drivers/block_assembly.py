@@ -10,7 +10,8 @@ Two copies that disagree (a header with other fields, two different frames numbe
 the assembly start again from the frame that disagreed: a block is never made of two different replies.
 
 Frames naming another block's key (an earlier request's late reply for another round) are not ours: counted
-in ``stale_frames`` and skipped, never part of the block.
+in ``stale_frames`` and refused as :class:`drivers.serial_link.StaleReply` (the link discards and counts the
+line and reads on), never part of the block.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from drivers.line_frame import Frame, whole_number
-from drivers.serial_link import FrameError
+from drivers.serial_link import FrameError, StaleReply
 
 
 @dataclass(frozen=True)
@@ -73,22 +74,24 @@ class BlockAssembly:
             return frame.fields[:1] == (self.shape.header_type,) and frame.fields[1:2] != (self.key,)
         return False
 
+    def _stale(self, frame: Frame) -> StaleReply:
+        self.stale_frames += 1
+        return StaleReply(f"{frame.type} of another block than {self.shape.header_type} {self.key}", frame.raw)
+
     def feed(self, frame: Frame) -> tuple[Frame, list[Frame]] | None:
         """Take one intact frame; (header, items) when the block is whole, else None. :class:`FrameError` for an
         ``END`` that leaves items missing (the block must be asked for again; what was received is kept) or
-        for copies that disagree (the assembly restarts)."""
+        for copies that disagree (the assembly restarts); :class:`StaleReply` for a frame of another block."""
         shape = self.shape
         if frame.type == shape.header_type:
             if self.key is not None and frame.fields[:1] != (self.key,):
-                self.stale_frames += 1
-                return None
+                raise self._stale(frame)
             if self.header is None or self.header.fields != frame.fields:
                 self._restart(frame)
                 self._count()
             return None
         if self._foreign(frame):
-            self.stale_frames += 1
-            return None
+            raise self._stale(frame)
         if self.header is None:
             return None  # the tail of a reply whose header was lost: its frames come again with the next repeat
         count = self._count()

@@ -29,9 +29,9 @@ from drivers.cussec_dome_protocol import (
     parse_status,
     parse_tx,
 )
-from drivers.line_frame import DeviceIdentity, Frame, parse_identity
+from drivers.line_frame import DeviceIdentity, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
-from drivers.serial_link import DeviceError, SerialLink, StaleReply
+from drivers.serial_link import DeviceError, SerialLink
 
 DomeIdentity = DeviceIdentity  # what the controller says it is (frame ``ID``)
 
@@ -129,16 +129,8 @@ class SerialCussecDome(CussecDome):
         what = f"read round {number}"
 
         def read_once() -> DomeRound | object:
-            reader = RoundReader(number)
-
-            def feed(frame: Frame) -> DomeRound | None:
-                stale = reader.stale_frames
-                result = reader.feed(frame)
-                if reader.stale_frames > stale:  # another round's block: discarded and counted by the link
-                    raise StaleReply(f"{frame.type} of another round than round {number}", frame.raw)
-                return result
-
-            return self.exchanges.block(encode("ROUND?", number), feed, lambda: reader.held, what,
+            reader = RoundReader(number)  # another round's block is refused as stale: discarded by the link
+            return self.exchanges.block(encode("ROUND?", number), reader.feed, lambda: reader.held, what,
                                         may_be_unplayed=True)
 
         return self.exchanges.until_played(read_once, what, self.round_timeout_s, self.poll_s)

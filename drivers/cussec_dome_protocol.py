@@ -235,7 +235,8 @@ def encode_round(number: int, mode: str, strokes: Iterable[int], lamp_ms: int | 
 class RoundReader:
     """Assembles one round's block from reply lines, over every repeat of the reply
     (:class:`drivers.block_assembly.BlockAssembly`): :meth:`feed` returns None until the block is whole, then
-    the :class:`DomeRound`. Frames of another round (a late reply) are counted in ``stale_frames`` and skipped.
+    the :class:`DomeRound`. Frames of another round (a late reply) are counted in ``stale_frames`` and refused as
+    :class:`drivers.serial_link.StaleReply`.
     """
 
     def __init__(self, number: int) -> None:

@@ -32,7 +32,7 @@ from drivers.gaming_table_protocol import (
 )
 from drivers.line_frame import DeviceIdentity, parse_identity
 from drivers.numbered_exchanges import NumberedExchanges
-from drivers.serial_link import FrameError, SerialLink, StaleReply
+from drivers.serial_link import FrameError, SerialLink
 
 T = TypeVar("T")
 TableIdentity = DeviceIdentity  # what the table says it is (frame ``ID``)
@@ -121,10 +121,7 @@ class SerialGamingTable(GamingTable):
                may_be_unplayed: bool = False) -> T | object:
         """A block query whose whole block is parsed by ``parse`` (:meth:`NumberedExchanges.block`)."""
         def feed(frame: Frame) -> T | None:
-            stale = reader.stale_frames
-            block = reader.feed(frame)
-            if reader.stale_frames > stale:  # another request's block: discarded and counted by the link
-                raise StaleReply(f"{frame.type} of another block than the one asked for", frame.raw)
+            block = reader.feed(frame)  # another request's block is refused as stale: discarded by the link
             return None if block is None else parse(*block)
 
         return self.exchanges.block(request, feed, lambda: reader.held, what, may_be_unplayed=may_be_unplayed)

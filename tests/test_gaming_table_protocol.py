@@ -23,7 +23,7 @@ from drivers.gaming_table_protocol import (
     parse_status,
 )
 from drivers.line_frame import corrupt_checksum
-from drivers.serial_link import FrameError
+from drivers.serial_link import FrameError, StaleReply
 from drivers.sim.gaming_table import TableModel
 
 
@@ -216,6 +216,10 @@ def test_frames_of_another_rounds_block_are_skipped_and_counted() -> None:
     other = encode_block("RND", [6, "roleta-francesa", "3", "-"], [["cavalo", "n=3.6", 500, "L", 0, 500, "-"]])
     reader = BlockReader("RND", "7")
     for line in [ROUND[0], other[1], ROUND[1], other[2], *ROUND[2:]]:
-        result = reader.feed(decode(line))
+        if line in other:
+            with pytest.raises(StaleReply, match="of another block than RND 7"):
+                reader.feed(decode(line))
+        else:
+            result = reader.feed(decode(line))
     assert result is not None and parse_round(*result).round == 7 and len(result[1]) == 2
     assert reader.stale_frames == 2
