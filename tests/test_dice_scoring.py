@@ -1,0 +1,65 @@
+"""Scoring a dice reader against labels: the rules every benchmark and ``bench read dice --labels`` share."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.declines import Decline
+from vision.dice_scoring import MISSED, ImageRead, ReportedDie, image_read_of, score, score_lines, upper_bound_per_1000
+from vision.dice_types import DiceRead, DieRead
+from vision.yolo_labels import LabelledDie
+
+
+def label(face: int, x: float, y: float, line: int = 1) -> LabelledDie:
+    return LabelledDie(face, (x, y), 40.0, 40.0, line)
+
+
+def test_each_label_is_matched_once_to_the_nearest_reported_die() -> None:
+    labels = [label(3, 100, 100, 1), label(5, 200, 100, 2), label(6, 400, 400, 3)]
+    read = ImageRead("a.jpg", (ReportedDie((205.0, 98.0), 5), ReportedDie((102.0, 101.0), 2),
+                               ReportedDie((600.0, 50.0), 1)))
+    tally = score([(labels, read)])
+    assert (tally.labelled, tally.correct, tally.wrong, tally.not_read) == (3, 1, 1, 1)
+    assert tally.confusion[2, 1] == 1 and tally.confusion[4, 4] == 1
+    assert tally.declined == {MISSED: 1} and tally.reads_without_label == 1
+    assert tally.disagreements == ["a.jpg: 3 at line 1 read 2, 6 at line 3: missed, 1 read(s) with no label"]
+
+
+def test_a_die_too_far_from_its_label_is_not_taken_for_it() -> None:
+    # 0.6 x 40 + 12 = 36 px is the reach
+    near = score([([label(1, 0, 0)], ImageRead("a", (ReportedDie((35.0, 0.0), 1),)))])
+    far = score([([label(1, 0, 0)], ImageRead("a", (ReportedDie((37.0, 0.0), 1),)))])
+    assert (near.correct, far.correct, far.declined[MISSED], far.reads_without_label) == (1, 0, 1, 1)
+
+
+def test_declines_are_counted_by_reason_and_a_declined_frame_gives_its_reason_to_every_die() -> None:
+    labels = [label(2, 100, 100), label(4, 300, 100)]
+    per_die = ImageRead("a", (ReportedDie((100.0, 100.0), None, "cocked"), ReportedDie((300.0, 100.0), 4)), "cocked")
+    whole = ImageRead("b", (), "glare")
+    tally = score([(labels, per_die), (labels, whole)])
+    assert tally.declined == {"cocked": 1, "glare": 2} and tally.correct == 1
+    assert (tally.images, tally.images_accepted) == (2, 0)
+    assert list(tally.declined_by_face) == [0, 2, 0, 1, 0, 0]
+
+
+def test_a_declined_frame_of_the_old_reader_reports_no_outcome() -> None:
+    die = DieRead(3, (10.0, 10.0), 20.0, 0.0, 0.9, (4.0,))
+    declined = image_read_of("x", DiceRead((die,), Decline.COCKED, "leaning"))
+    accepted = image_read_of("y", DiceRead((die,), None))
+    assert declined == ImageRead("x", (), "cocked")
+    assert accepted.dice == (ReportedDie((10.0, 10.0), 3, None, 0.9),)
+
+
+def test_the_wrong_rate_is_bounded_honestly() -> None:
+    assert upper_bound_per_1000(0, 300) == pytest.approx(9.937, abs=0.01)  # 1 - 0.05 ** (1 / 300)
+    assert upper_bound_per_1000(0, 2995) < 1.0 < upper_bound_per_1000(0, 2990)
+    assert upper_bound_per_1000(0, 0) == 1000.0
+
+
+def test_the_printed_score_fits_80_columns_and_carries_the_figures() -> None:
+    labels = [label(f, 100 * f, 100) for f in range(1, 7)]
+    read = ImageRead("a", tuple(ReportedDie((100.0 * f, 100.0), f) for f in range(1, 6)))
+    lines = score_lines(score([(labels, read)]), "photos")
+    assert all(len(line) <= 80 for line in lines)
+    text = "\n".join(lines)
+    assert "read correctly         5    83.3%" in text and "missed" in text

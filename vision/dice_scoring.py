@@ -1,0 +1,189 @@
+"""How well a dice reader reads labelled photos: dice read correctly, read wrong, declined (by reason) or
+missed, the confusion of faces, and wrong reads per 1,000 accepted with an honest upper bound.
+
+One module scores every such measurement, so ``bench read dice --labels yolo`` on a lab's own photos and the
+benchmarks print the same figures from the same rules:
+
+- Each labelled die is matched to the nearest die the reader reported (read or declined) whose centre lies
+  within ``0.6 x`` the label's larger side ``+ 12 px`` of the label's centre, each reported die at most once.
+- A matched die read as a face counts in the confusion (right or wrong); a matched die declined counts as
+  declined with its reason; a labelled die nothing matches is declined with the frame's reason when the frame
+  was declined as a whole, else *missed* (the reader did not see it).
+- A die read where no label is ("read with no label") is counted apart: in a game it would be a wrong count.
+
+Wrong reads per 1,000 accepted are given with the one-sided Clopper-Pearson 95 % upper bound: 0 wrong of 300
+accepted bounds the rate at 10 per 1,000, not 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from vision.yolo_labels import LabelledDie
+
+MISSED = "missed"
+"""The reason counted for a labelled die the reader reported nothing near."""
+MATCH_SHARE, MATCH_SLACK_PX = 0.6, 12.0
+"""A reported die matches a label within ``MATCH_SHARE x`` the label's larger side plus ``MATCH_SLACK_PX``."""
+
+
+@dataclass(frozen=True)
+class ReportedDie:
+    """One die as the reader reported it: read as ``face``, or declined (``face`` None) with ``reason``."""
+
+    centre_px: tuple[float, float]
+    face: int | None
+    reason: str | None = None
+    confidence: float | None = None
+
+
+@dataclass(frozen=True)
+class ImageRead:
+    """What the reader said of one image: the dice it reported and, when it declined the frame, why."""
+
+    name: str
+    dice: tuple[ReportedDie, ...]
+    frame_decline: str | None = None
+
+
+def upper_bound_per_1000(wrong: int, accepted: int, confidence: float = 0.95) -> float:
+    """One-sided Clopper-Pearson upper bound of the wrong-read rate, per 1,000 accepted reads."""
+    if accepted <= 0:
+        return 1000.0
+    if wrong >= accepted:
+        return 1000.0
+    return 1000.0 * float(stats.beta.ppf(confidence, wrong + 1, accepted - wrong))
+
+
+@dataclass
+class DiceScore:
+    """The tally over a set of labelled images (see the module's rules)."""
+
+    images: int = 0
+    images_accepted: int = 0
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((6, 6), int))
+    """Rows: the labelled face 1..6; columns: the face read 1..6."""
+    declined: Counter[str] = field(default_factory=Counter)
+    """Labelled dice not read, by the reason (``missed`` for dice the reader reported nothing near)."""
+    declined_by_face: np.ndarray = field(default_factory=lambda: np.zeros(6, int))
+    reads_without_label: int = 0
+    disagreements: list[str] = field(default_factory=list)
+    """One line per image where an accepted read disagrees with its labels."""
+
+    @property
+    def labelled(self) -> int:
+        return int(self.confusion.sum() + self.declined_by_face.sum())
+
+    @property
+    def correct(self) -> int:
+        return int(np.trace(self.confusion))
+
+    @property
+    def accepted(self) -> int:
+        return int(self.confusion.sum())
+
+    @property
+    def wrong(self) -> int:
+        return self.accepted - self.correct
+
+    @property
+    def not_read(self) -> int:
+        return int(self.declined_by_face.sum())
+
+    def share(self, count: int) -> float:
+        """``count`` as a share of the labelled dice."""
+        return count / self.labelled if self.labelled else 0.0
+
+    @property
+    def wrong_per_1000(self) -> float:
+        return 1000.0 * self.wrong / self.accepted if self.accepted else 0.0
+
+    @property
+    def wrong_upper_per_1000(self) -> float:
+        return upper_bound_per_1000(self.wrong, self.accepted)
+
+    def add(self, labels: Sequence[LabelledDie], read: ImageRead) -> None:
+        """Score one image."""
+        self.images += 1
+        self.images_accepted += read.frame_decline is None
+        used: set[int] = set()
+        notes: list[str] = []
+        for label in labels:
+            index = _nearest(label, read.dice, used)
+            if index is None:
+                reason = read.frame_decline or MISSED
+                self._not_read(label.face, reason)
+                if read.frame_decline is None:
+                    notes.append(f"{label.face} at line {label.line}: missed")
+                continue
+            used.add(index)
+            die = read.dice[index]
+            if die.face is None:
+                self._not_read(label.face, die.reason or read.frame_decline or "declined")
+                continue
+            self.confusion[label.face - 1, die.face - 1] += 1
+            if die.face != label.face:
+                notes.append(f"{label.face} at line {label.line} read {die.face}")
+        extra = sum(1 for index, die in enumerate(read.dice) if index not in used and die.face is not None)
+        self.reads_without_label += extra
+        if extra:
+            notes.append(f"{extra} read(s) with no label")
+        if notes:
+            self.disagreements.append(f"{read.name}: " + ", ".join(notes))
+
+    def _not_read(self, face: int, reason: str) -> None:
+        self.declined[reason] += 1
+        self.declined_by_face[face - 1] += 1
+
+
+def _nearest(label: LabelledDie, dice: Sequence[ReportedDie], used: set[int]) -> int | None:
+    best, best_distance = None, MATCH_SHARE * label.size_px + MATCH_SLACK_PX
+    for index, die in enumerate(dice):
+        distance = float(np.hypot(die.centre_px[0] - label.centre_px[0], die.centre_px[1] - label.centre_px[1]))
+        if index not in used and distance <= best_distance:
+            best, best_distance = index, distance
+    return best
+
+
+def score(pairs: Iterable[tuple[Sequence[LabelledDie], ImageRead]]) -> DiceScore:
+    """The score of (labels, read) pairs, one per image."""
+    tally = DiceScore()
+    for labels, read in pairs:
+        tally.add(labels, read)
+    return tally
+
+
+def score_lines(tally: DiceScore, title: str) -> list[str]:
+    """The score as plain lines of at most 80 columns: the figures, the confusion, the declines by reason."""
+    lines = [f"{title}: {tally.images} images ({tally.images_accepted} accepted whole)",
+             f"  labelled dice     {tally.labelled:6d}",
+             f"  read correctly    {tally.correct:6d}  {tally.share(tally.correct):7.1%}",
+             f"  read wrong        {tally.wrong:6d}  {tally.share(tally.wrong):7.1%}",
+             f"  not read          {tally.not_read:6d}  {tally.share(tally.not_read):7.1%}",
+             f"  wrong per 1,000 accepted: {tally.wrong_per_1000:.1f} (95 % upper bound "
+             + f"{tally.wrong_upper_per_1000:.1f})",
+             f"  reads with no label: {tally.reads_without_label}",
+             "  confusion (rows: label; columns: read 1..6, then not read):",
+             "         " + " ".join(f"{face:>5d}" for face in range(1, 7)) + "   none"]
+    for face in range(1, 7):
+        row = " ".join(f"{value:5d}" for value in tally.confusion[face - 1])
+        lines.append(f"    {face}    {row}  {tally.declined_by_face[face - 1]:5d}")
+    if tally.declined:
+        lines.append("  not read, by reason:")
+        lines += [f"    {reason:<24} {count:6d}" for reason, count in tally.declined.most_common()]
+    return lines
+
+
+def image_read_of(name: str, read: object) -> ImageRead:
+    """An :class:`ImageRead` from a frame read (``dice`` with ``face``, ``centre_px``, ``confidence``;
+    ``decline``; ``detail``). A frame declined as a whole reports no die: none of its reads is an outcome."""
+    decline = getattr(read, "decline", None)
+    if decline is not None:
+        return ImageRead(name, (), str(decline))
+    return ImageRead(name, tuple(ReportedDie(tuple(die.centre_px), die.face, None, getattr(die, "confidence", None))
+                                 for die in read.dice))
