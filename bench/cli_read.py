@@ -2,7 +2,9 @@
 
 ``bench read dice IMAGE...`` and ``bench read roulette IMAGE... --calibration FILE`` print one
 result per image (``--json``: one JSON object per line) with the faces or the number, the
-confidences, or the reason the reader declined. Exit status: 0 when every image was read,
+confidences, or the reason the reader declined. ``bench read dice FOLDER... --labels yolo`` measures
+the reader on a lab's own labelled photos instead: the figures the benchmarks print (dice read
+correctly, wrong, declined by reason, the confusion of faces; :mod:`vision.dice_scoring`). Exit status: 0 when every image was read,
 1 when any was declined, 2 on an error (unreadable or truncated image, an image above
 ``--max-pixels``, refused from its header before decoding, bad calibration file), with a message
 naming the file. ``bench calibrate roulette IMAGE... -o FILE`` writes a wheel calibration.
@@ -60,11 +62,17 @@ def read_dice_images(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per image.")] = False,
     max_pixels: Annotated[int, typer.Option(help="Refuse images larger than this many pixels (read from the "
                                                    "header, before decoding).")] = DEFAULT_MAX_PIXELS,
+    labels: Annotated[Literal["yolo"] | None, typer.Option(
+        "--labels", help="Score the reader against the labels beside the images (YOLO text files: class 0..5 = "
+                         "faces 1..6); arguments may be folders of labelled images.")] = None,
 ) -> None:
     """Read the dice in each image: faces, centres, sizes and confidences, or why the frame is declined."""
     from vision.dice import DiceReaderConfig, read_dice
 
     _check_max_pixels(max_pixels)
+    if labels is not None:
+        _score_dice(images, DiceReaderConfig(expected_dice=dice), as_json, max_pixels)
+        return
     try:
         config = DiceReaderConfig(expected_dice=dice)
         results = []
@@ -81,6 +89,43 @@ def read_dice_images(
         return f"faces {result['faces']} (confidence {confidences})"
 
     _emit(results, as_json, summary)
+
+
+def _score_dice(paths: list[Path], config: Any, as_json: bool, max_pixels: int) -> None:
+    """``--labels yolo``: read every labelled image and print the score (exit 0), or exit 2 naming the fault."""
+    from rich.progress import Progress
+
+    from vision.dice import read_dice
+    from vision.dice_scoring import image_read_of, score, score_lines
+    from vision.yolo_labels import LabelError, LabelledImage, labelled_images, read_label_file
+
+    try:
+        items: list[LabelledImage] = []
+        for path in paths:
+            if path.is_dir():
+                items += labelled_images(path)
+            else:
+                image = _load_image(path, max_pixels)
+                items.append(LabelledImage(path, path.with_suffix(".txt"),
+                                           read_label_file(path.with_suffix(".txt"), image.shape[1], image.shape[0])))
+        pairs = []
+        with Progress(console=error_console, transient=True) as progress:
+            for item in progress.track(items, description="reading"):
+                read = read_dice(_load_image(item.image, max_pixels), config)
+                pairs.append((item.dice, image_read_of(str(item.image), read)))
+    except (LabelError, ValueError) as error:
+        raise _fail(str(error)) from None
+    tally = score(pairs)
+    if as_json:
+        console.print_json(json.dumps(tally.to_json()), indent=None)
+        return
+    title = ", ".join(str(path) for path in paths) if len(paths) <= 2 else f"{len(paths)} folders or images"
+    for line in score_lines(tally, title):
+        console.print(line, markup=False, highlight=False)
+    if tally.disagreements:
+        console.print("  accepted reads that disagree with the labels:", markup=False)
+        for line in tally.disagreements:
+            console.print(f"    {line}", markup=False, highlight=False)
 
 
 @read_app.command("roulette")

@@ -160,3 +160,43 @@ def test_a_truncated_image_is_refused_even_when_a_library_made_pillow_lenient(tm
     assert result.exit_code == 2 and f"{cut}: truncated" in result.stderr.replace("\n", "")
     assert runner.invoke(app, ["read", "dice", str(path), "--dice", "3", "--json"]).exit_code in (0, 1)
     assert ImageFile.LOAD_TRUNCATED_IMAGES is True
+
+
+def _labelled(tmp_path: Path, seeds: tuple[int, ...], mislabel: int | None = None) -> list[object]:
+    """Rendered images with YOLO labels beside them; ``mislabel``: that seed's first die labelled one face off."""
+    truths = []
+    for seed in seeds:
+        path, truth = _dice_image(tmp_path, seed)
+        height, width = cv2.imread(str(path)).shape[:2]
+        lines = []
+        for index, die in enumerate(truth.dice):
+            face = die.face % 6 + 1 if seed == mislabel and index == 0 else die.face
+            lines.append(f"{face - 1} {die.centre_px[0] / width:.5f} {die.centre_px[1] / height:.5f} "
+                         f"{die.edge_px / width:.5f} {die.edge_px / height:.5f}")
+        path.with_suffix(".txt").write_text("\n".join(lines) + "\n")
+        truths.append(truth)
+    return truths
+
+
+def test_read_dice_with_labels_scores_the_reader_on_a_folder(tmp_path: Path) -> None:
+    _labelled(tmp_path, (1, 2, 3), mislabel=2)
+    result = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo", "--json"])
+    assert result.exit_code == 0, result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["images"] == 3 and figures["labelled"] == 9
+    assert figures["correct"] + figures["wrong"] + figures["not_read"] == 9
+    accepted_2 = any("dice-2.png" in line for line in figures["disagreements"])
+    assert figures["wrong"] == int(accepted_2)  # the one mislabelled die, when its frame is read
+    assert figures["correct"] >= 5
+    text = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo"])
+    assert text.exit_code == 0 and "read correctly" in text.stdout and "confusion" in text.stdout
+    assert all(len(line) <= 80 for line in text.stdout.splitlines()[1:] if "dice-" not in line)  # after the title
+
+
+def test_read_dice_with_a_bad_label_names_the_file_and_line(tmp_path: Path) -> None:
+    _labelled(tmp_path, (1,))
+    label = tmp_path / "dice-1.txt"
+    label.write_text(label.read_text() + "7 0.5 0.5 0.1 0.1\n")
+    result = runner.invoke(app, ["read", "dice", str(tmp_path), "--labels", "yolo"])
+    assert result.exit_code == 2
+    assert "dice-1.txt:4: class '7' must be 0..5" in result.stderr.replace("\n", "")

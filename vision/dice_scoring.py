@@ -107,6 +107,16 @@ class DiceScore:
     def wrong_upper_per_1000(self) -> float:
         return upper_bound_per_1000(self.wrong, self.accepted)
 
+    def to_json(self) -> dict:
+        """The figures as a JSON-ready dict."""
+        return {"images": self.images, "images_accepted": self.images_accepted, "labelled": self.labelled,
+                "correct": self.correct, "wrong": self.wrong, "not_read": self.not_read,
+                "wrong_per_1000": round(self.wrong_per_1000, 3),
+                "wrong_upper_per_1000": round(self.wrong_upper_per_1000, 3),
+                "reads_without_label": self.reads_without_label, "confusion": self.confusion.tolist(),
+                "not_read_by_face": self.declined_by_face.tolist(), "not_read_by_reason": dict(self.declined),
+                "disagreements": list(self.disagreements)}
+
     def add(self, labels: Sequence[LabelledDie], read: ImageRead) -> None:
         """Score one image."""
         self.images += 1
