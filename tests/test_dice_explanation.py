@@ -1,0 +1,102 @@
+"""A dice body is accepted only when exactly one set of sure readings explains all of it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice_explanation import Body, DieReading, ExplanationSettings, explain_body
+from vision.die_crop import DieSquare
+
+SETTINGS = ExplanationSettings(threshold=0.9)
+
+
+def body_of(*squares: DieSquare, shape: tuple[int, int] = (200, 300)) -> Body:
+    mask = np.zeros(shape, np.uint8)
+    for square in squares:
+        cv2.fillPoly(mask, [np.round(square.corners()).astype(np.int32)], 1)
+    return Body(mask.astype(bool), (0, 0))
+
+
+def reading(square: DieSquare, face: int | None, confidence: float) -> DieReading:
+    probabilities = [(1.0 - confidence) / 6] * 7
+    probabilities[6 if face is None else face - 1] = confidence
+    return DieReading(square, tuple(probabilities))
+
+
+A = DieSquare((60.0, 60.0), 40.0, 10.0)
+B = DieSquare((101.0, 62.0), 40.0, 12.0)  # touching A
+
+
+def test_one_die_read_surely_explains_its_body() -> None:
+    result = explain_body(body_of(A), [reading(A, 4, 0.99), reading(DieSquare((70.0, 60.0), 40.0), None, 0.8)],
+                          SETTINGS)
+    assert result.explained and [d.face for d in result.dice] == [4]
+
+
+def test_two_touching_dice_each_read_explain_their_body() -> None:
+    result = explain_body(body_of(A, B), [reading(A, 2, 0.97), reading(B, 5, 0.95)], SETTINGS)
+    assert result.explained and sorted(d.face for d in result.dice) == [2, 5]
+
+
+def test_a_second_reading_of_the_same_die_is_one_die() -> None:
+    shifted = DieSquare((64.0, 58.0), 42.0, 10.0)
+    result = explain_body(body_of(A), [reading(A, 3, 0.99), reading(shifted, 3, 0.95)], SETTINGS)
+    assert result.explained and len(result.dice) == 1 and result.dice[0].confidence == 0.99
+
+
+def test_two_sure_readings_of_one_die_that_disagree_are_never_settled_by_confidence() -> None:
+    shifted = DieSquare((64.0, 58.0), 42.0, 10.0)
+    result = explain_body(body_of(A), [reading(A, 3, 0.99), reading(shifted, 5, 0.95)], SETTINGS)
+    assert result.problem == "unreadable" and not result.dice
+    assert "reads 3 (0.990) and 5 (0.950)" in result.detail
+
+
+def test_dice_read_where_they_would_overlap_are_unreadable() -> None:
+    near = DieSquare((85.0, 60.0), 40.0, 10.0)  # 25 px from A: under 0.75 of an edge, over 0.5
+    result = explain_body(body_of(A, near), [reading(A, 3, 0.99), reading(near, 6, 0.95)], SETTINGS)
+    assert result.problem == "unreadable" and "would overlap" in result.detail
+
+
+def test_a_body_larger_than_its_read_dice_is_unexplained_not_read() -> None:
+    # a die read on top of a body twice its size (a die leaning on it, a die beneath): the rest is no die read
+    result = explain_body(body_of(A, B), [reading(A, 2, 0.99), reading(B, None, 0.9)], SETTINGS)
+    assert result.problem == "unexplained" and result.unexplained_px > 0.9 * 40 * 40
+    assert "beside the 1 read is no die read" in result.detail
+
+
+def test_readings_below_the_threshold_explain_nothing() -> None:
+    result = explain_body(body_of(A), [reading(A, 6, 0.89)], SETTINGS)
+    assert result.problem == "unexplained" and result.detail == "no die is read in it"
+    assert explain_body(body_of(A), [reading(A, 6, 0.89)], ExplanationSettings(threshold=0.85)).explained
+
+
+def test_a_side_face_within_the_cameras_allowance_is_part_of_the_die() -> None:
+    # the body reaches 8 px (0.2 of an edge) past the up face on one side: a side face seen by an oblique camera
+    up = DieSquare((60.0, 60.0), 40.0)
+    body = body_of(DieSquare((60.0, 64.0), 40.0), up)
+    assert explain_body(body, [reading(up, 1, 0.99)], ExplanationSettings(threshold=0.9, side_share=0.2)).explained
+    tight = explain_body(body, [reading(up, 1, 0.99)], ExplanationSettings(threshold=0.9, side_share=0.0,
+                                                                            unexplained_share=0.05))
+    assert tight.problem == "unexplained"
+
+
+def test_a_body_placed_in_the_frame_is_measured_in_frame_pixels() -> None:
+    far = DieSquare((460.0, 360.0), 40.0, 0.0)
+    local = body_of(DieSquare((60.0, 60.0), 40.0, 0.0))
+    placed = Body(local.mask, (400, 300))
+    assert explain_body(placed, [reading(far, 2, 0.99)], SETTINGS).explained
+
+
+@pytest.mark.parametrize("probabilities", [(0.5,) * 5, (1.2, 0, 0, 0, 0, 0, 0), (-0.1, 0, 0, 0, 0, 0, 1)])
+def test_a_reading_that_is_not_probabilities_is_refused(probabilities: tuple[float, ...]) -> None:
+    with pytest.raises(ValueError, match="probability"):
+        DieReading(A, probabilities)
+
+
+def test_settings_out_of_range_are_refused() -> None:
+    with pytest.raises(ValueError, match="threshold"):
+        ExplanationSettings(threshold=0.0)
+    with pytest.raises(ValueError, match="same_die_share"):
+        ExplanationSettings(threshold=0.9, same_die_share=0.8, apart_share=0.7)

@@ -1,0 +1,173 @@
+"""Accept a dice body only when exactly one set of die readings explains all of it.
+
+A body (one connected region the table model does not explain) may hold one die, several touching dice, a
+die leaning on another, or something that is no die. The stage before proposes squares where dice may be
+and the per-die reader reads each square's crop; this stage decides what the body holds:
+
+1. The *sure* readings (a face 1..6 at or above the calibrated acceptance threshold) are gathered into
+   *sites*: readings whose centres lie within ``same_die_share`` of an edge of each other are of one die.
+   Two sure readings of one site that give different faces make the body unreadable (the reader does not
+   know which face it sees) — never the more confident one.
+2. Two sites closer than ``apart_share`` of an edge would be two dice in one place: unreadable.
+3. The sites must explain the body: its pixels outside every site's square, grown by the side faces a
+   flat die may show to this camera (``side_share`` of an edge on each side), must stay under
+   ``unexplained_share`` of a die's area, and the body may not be larger than its dice could make it. A
+   body not so explained is returned *unexplained*: what it holds beyond its sites (a leaning die, a die
+   on another, a smear, glare) is for the scene's judge to name, never read.
+
+A site is one die; its reading is its most confident sure reading. Nothing here is a guess: a body is
+either explained whole, or declined with the reason and the figures that made it so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.die_crop import DieSquare
+
+FACES = 6
+"""Classes 0..5 of a reading are the faces 1..6; any further class means "not a flat readable die"."""
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """The per-die reader's reading of one proposed square: a probability per class (faces 1..6 first)."""
+
+    square: DieSquare
+    probabilities: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.probabilities) < FACES or not all(0.0 <= p <= 1.0 for p in self.probabilities):
+            raise ValueError(f"a reading needs a probability within 0..1 for each of at least {FACES} classes, "
+                             f"got {self.probabilities}")
+
+    @property
+    def best_class(self) -> int:
+        return int(np.argmax(self.probabilities))
+
+    @property
+    def face(self) -> int | None:
+        """The face read (1..6), or None when the best class is "not a flat readable die"."""
+        return self.best_class + 1 if self.best_class < FACES else None
+
+    @property
+    def confidence(self) -> float:
+        return float(self.probabilities[self.best_class])
+
+    def sure(self, threshold: float) -> bool:
+        """A face at or above the acceptance threshold."""
+        return self.face is not None and self.confidence >= threshold
+
+
+@dataclass(frozen=True)
+class Body:
+    """A body's pixels: ``mask`` (bool, rows x columns) placed at ``origin`` (x, y) in the frame."""
+
+    mask: np.ndarray
+    origin: tuple[int, int]
+
+    @property
+    def area_px(self) -> int:
+        return int(np.count_nonzero(self.mask))
+
+
+@dataclass(frozen=True)
+class ExplanationSettings:
+    """How strict the explanation is; see the module's steps."""
+
+    threshold: float
+    """The calibrated acceptance threshold of the per-die reader."""
+    side_share: float = 0.12
+    """Side face a flat die may show to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
+    same_die_share: float = 0.5
+    apart_share: float = 0.75
+    unexplained_share: float = 0.25
+    """Body pixels no site explains, as a share of one die's area, above which the body is unexplained."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold <= 1.0:
+            raise ValueError(f"the acceptance threshold must be within (0, 1], got {self.threshold}")
+        if not 0.0 <= self.side_share < 1.0:
+            raise ValueError(f"side_share must be within 0..1, got {self.side_share}")
+        if not 0.0 < self.same_die_share <= self.apart_share:
+            raise ValueError("same_die_share must be positive and at most apart_share")
+
+
+@dataclass(frozen=True)
+class BodyExplanation:
+    """What a body holds: the dice read (``dice``), or why it is not explained (``problem`` and ``detail``).
+
+    ``problem`` is ``None`` (explained), ``"unreadable"`` (readings disagree: declined here) or
+    ``"unexplained"`` (part of the body is no die read: the scene's judge names it)."""
+
+    dice: tuple[DieReading, ...]
+    problem: str | None = None
+    detail: str = ""
+    unexplained_px: int = 0
+
+    @property
+    def explained(self) -> bool:
+        return self.problem is None
+
+
+def _distance(a: DieSquare, b: DieSquare) -> float:
+    return math.hypot(a.centre_px[0] - b.centre_px[0], a.centre_px[1] - b.centre_px[1])
+
+
+def _where(square: DieSquare) -> str:
+    return f"({square.centre_px[0]:.0f}, {square.centre_px[1]:.0f})"
+
+
+def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tuple[list[DieReading], str]:
+    """The sure readings gathered into sites (the most confident reading of each), or a disagreement."""
+    sure = sorted((r for r in readings if r.sure(settings.threshold)), key=lambda r: -r.confidence)
+    sites: list[list[DieReading]] = []
+    for reading in sure:
+        edge = reading.square.edge_px
+        home = next((site for site in sites if _distance(site[0].square, reading.square)
+                     <= settings.same_die_share * max(edge, site[0].square.edge_px)), None)
+        if home is None:
+            sites.append([reading])
+            continue
+        if reading.face != home[0].face:
+            return [], (f"the die at {_where(home[0].square)} reads {home[0].face} ({home[0].confidence:.3f}) "
+                        f"and {reading.face} ({reading.confidence:.3f})")
+        home.append(reading)
+    best = [site[0] for site in sites]
+    for i, a in enumerate(best):
+        for b in best[i + 1:]:
+            if _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px):
+                return [], f"dice read at {_where(a.square)} and {_where(b.square)} would overlap"
+    return best, ""
+
+
+def _unexplained(body: Body, dice: Sequence[DieReading], side_share: float) -> int:
+    """Body pixels outside every die's square grown by its side faces."""
+    covered = np.zeros(body.mask.shape, np.uint8)
+    origin = np.asarray(body.origin, np.float32)
+    for die in dice:
+        square = die.square
+        grown = DieSquare(square.centre_px, square.edge_px * (1.0 + 2.0 * side_share), square.angle_deg)
+        cv2.fillPoly(covered, [np.round(grown.corners() - origin).astype(np.int32)], 1)
+    return int(np.count_nonzero(body.mask & (covered == 0)))
+
+
+def explain_body(body: Body, readings: Sequence[DieReading], settings: ExplanationSettings) -> BodyExplanation:
+    """What ``body`` holds, from the readings of the squares proposed in it (see the module's steps)."""
+    dice, disagreement = _sites(readings, settings)
+    if disagreement:
+        return BodyExplanation((), "unreadable", disagreement)
+    if not dice:
+        return BodyExplanation((), "unexplained", "no die is read in it", body.area_px)
+    die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))
+    left = _unexplained(body, dice, settings.side_share)
+    if left > settings.unexplained_share * die_area:
+        return BodyExplanation(tuple(dice), "unexplained",
+                               f"{left / die_area:.2f} of a die's area beside the {len(dice)} read is no die read",
+                               left)
+    return BodyExplanation(tuple(dice))
