@@ -1,0 +1,111 @@
+"""The scene's judge: each clause check declines a frame for its own reason, and a clean frame is accepted."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.declines import Decline
+from vision.dice_explanation import Body, BodyExplanation, DieReading
+from vision.dice_scene import SceneSettings, anisotropy, glare_px, judge_scene
+from vision.die_crop import DieSquare
+
+EDGE = 40.0
+
+
+def die_frame(centres: list[tuple[float, float]], blur: int = 0) -> tuple[np.ndarray, list[Body]]:
+    """Green table, white dice with five black pips each; ``blur``: smeared horizontally over that many px."""
+    frame = np.zeros((240, 320, 3), np.uint8)
+    frame[:] = (40, 110, 40)
+    for x, y in centres:
+        cv2.rectangle(frame, (int(x - 20), int(y - 20)), (int(x + 20), int(y + 20)), (235, 235, 235), -1)
+        for dx, dy in ((-10, -10), (10, -10), (0, 0), (-10, 10), (10, 10)):
+            cv2.circle(frame, (int(x + dx), int(y + dy)), 4, (20, 20, 20), -1)
+    if blur:
+        frame = cv2.filter2D(frame, -1, np.full((1, blur), 1.0 / blur))
+    bodies = []
+    for x, y in centres:
+        x0, y0 = int(x - 20 - blur // 2 - 1), int(y - 21)
+        mask = np.zeros((42, 42 + blur + 2), bool)
+        patch = frame[y0:y0 + 42, x0:x0 + 42 + blur + 2]
+        mask[:patch.shape[0], :patch.shape[1]] = patch.min(axis=2) > 100
+        mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((11, 11), np.uint8)).astype(bool)
+        bodies.append(Body(mask, (x0, y0)))
+    return frame, bodies
+
+
+def read(x: float, y: float, face: int = 5) -> DieReading:
+    probabilities = [0.0] * 7
+    probabilities[face - 1] = 1.0
+    return DieReading(DieSquare((x, y), EDGE), tuple(probabilities))
+
+
+def explained(*dice: DieReading) -> BodyExplanation:
+    return BodyExplanation(tuple(dice))
+
+
+def test_a_still_frame_of_the_games_dice_is_accepted_in_reading_order() -> None:
+    frame, bodies = die_frame([(200, 100), (80, 120), (140, 60)])
+    dice = [read(200, 100, 2), read(80, 120, 6), read(140, 60, 3)]
+    verdict = judge_scene(frame, bodies, [explained(d) for d in dice], EDGE, SceneSettings(expected_dice=3))
+    assert verdict.accepted and [d.face for d in verdict.dice] == [6, 3, 2]
+
+
+def test_a_smeared_die_is_motion_and_a_sharp_one_is_not() -> None:
+    sharp, bodies = die_frame([(150, 120)])
+    smeared, smeared_bodies = die_frame([(150, 120)], blur=25)
+    x0, y0 = bodies[0].origin
+    grey = cv2.cvtColor(sharp, cv2.COLOR_BGR2GRAY)[y0:y0 + bodies[0].mask.shape[0], x0:x0 + bodies[0].mask.shape[1]]
+    assert anisotropy(grey, bodies[0].mask) > 0.6
+    verdict = judge_scene(smeared, smeared_bodies, [explained(read(150, 120))], EDGE, SceneSettings())
+    assert verdict.decline is Decline.MOTION and "anisotropy" in verdict.detail
+
+
+def test_an_unexplained_body_is_named_by_what_it_shows() -> None:
+    frame, bodies = die_frame([(150, 120)])
+    unexplained = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px)
+    assert judge_scene(frame, bodies, [unexplained], EDGE, SceneSettings()).decline is Decline.COCKED
+    beside = BodyExplanation((read(150, 120),), "unexplained", "0.9 of a die's area beside the 1 read", 1400)
+    assert judge_scene(frame, bodies, [beside], EDGE, SceneSettings()).decline is Decline.STACKED
+    disagree = BodyExplanation((), "unreadable", "the die at (150, 120) reads 3 (0.99) and 5 (0.95)")
+    verdict = judge_scene(frame, bodies, [disagree], EDGE, SceneSettings())
+    assert verdict.decline is Decline.UNREADABLE and "reads 3" in verdict.detail
+
+
+def test_glare_over_an_unexplained_body_is_glare() -> None:
+    frame, bodies = die_frame([(150, 120)])
+    frame[:] = (40, 110, 40)
+    cv2.rectangle(frame, (130, 100), (170, 140), (150, 60, 60), -1)  # a coloured die...
+    cv2.circle(frame, (150, 120), 9, (255, 255, 255), -1)  # ...under a glare spot wider than a pip
+    x0, y0 = bodies[0].origin
+    patch = frame[y0:y0 + bodies[0].mask.shape[0], x0:x0 + bodies[0].mask.shape[1]]
+    assert glare_px(patch, bodies[0].mask, 0.45) > 200
+    unexplained = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px)
+    assert judge_scene(frame, bodies, [unexplained], EDGE, SceneSettings()).decline is Decline.GLARE
+
+
+def test_a_die_outside_the_arena_and_a_wrong_count_decline() -> None:
+    frame, bodies = die_frame([(60, 60), (200, 150)])
+    dice = [explained(read(60, 60)), explained(read(200, 150))]
+    arena = ((100.0, 100.0), (300.0, 100.0), (300.0, 230.0), (100.0, 230.0))
+    outside = judge_scene(frame, bodies, dice, EDGE, SceneSettings(arena=arena))
+    assert outside.decline is Decline.OUTSIDE_ARENA and "(60, 60)" in outside.detail
+    count = judge_scene(frame, bodies, dice, EDGE, SceneSettings(expected_dice=3))
+    assert count.decline is Decline.WRONG_COUNT and "2 dice read, the game throws 3" in count.detail
+
+
+def test_the_first_reason_in_the_order_is_given() -> None:
+    frame, bodies = die_frame([(60, 60), (200, 150)])
+    cocked = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px)
+    stacked = BodyExplanation((read(200, 150),), "unexplained", "beside", 1400)
+    verdict = judge_scene(frame, bodies, [cocked, stacked], EDGE, SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.STACKED and "no flat face" in verdict.detail
+
+
+def test_mismatched_inputs_and_bad_settings_are_refused() -> None:
+    frame, bodies = die_frame([(60, 60)])
+    with pytest.raises(ValueError, match="1 bodies but 0 explanations"):
+        judge_scene(frame, bodies, [], EDGE, SceneSettings())
+    with pytest.raises(ValueError, match="expected_dice"):
+        SceneSettings(expected_dice=0)

@@ -1,0 +1,173 @@
+"""Judge a dice frame as a whole: the clause checks that make a read unsafe, with the reason for each decline.
+
+The bodies have been explained (:mod:`vision.dice_explanation`): each is either read as its dice or left
+unexplained. This stage gives the frame's verdict, declining it when
+
+- a die or a body is smeared along one direction (the dice are still moving: ``motion``);
+- a body is not explained and is whitened over more than a pip by glare (``glare``);
+- a body is not explained and holds a die read beside more than half a die's area that is no die read:
+  a die on or under another (``stacked``, p217-2007/cussec/6);
+- a body of about a die's size is not explained: a die not flat on a face (``cocked``,
+  p217-2007/banca-francesa/7 b) — a flat die of that size reads surely;
+- two readings of one die disagree, or any other body is not explained (``unreadable``);
+- a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
+  the game throws (``wrong-count``).
+
+When several bodies decline a frame the reason given is the first of :data:`DECLINE_ORDER`. A declined
+frame is never an outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.declines import Decline
+from vision.dice_explanation import Body, BodyExplanation, DieReading
+
+DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
+                 Decline.UNREADABLE, Decline.WRONG_COUNT)
+"""Which reason a frame is declined for when several apply: the first in this order."""
+
+
+@dataclass(frozen=True)
+class SceneSettings:
+    """What the game expects and how strict the checks are."""
+
+    expected_dice: int | None = None
+    """Dice per throw (craps 2; banca francesa and cussec 3); ``None`` reads every die in view."""
+    arena: tuple[tuple[float, float], ...] | None = None
+    """Arena polygon, image px; a die whose centre lies outside it declines the frame."""
+    motion_anisotropy: float = 0.3
+    """Least ratio of the weaker to the stronger direction of the gradients over a die (structure tensor):
+    a die smeared along one direction measures less."""
+    glare_level: float = 0.45
+    """Glare: whiter than the body's own level by this share of the way to white."""
+    glare_pips: float = 1.0
+    """Glare broader than this many pips' area over an unexplained body names it glare."""
+    stacked_share: float = 0.5
+    """A body with a die read and more than this share of a die's area no die read: a die on another."""
+    cocked_dice: tuple[float, float] = (0.5, 1.8)
+    """An unexplained body of this many dice's area (least, most) with no die read in it: a cocked die."""
+    pip_share: float = 0.18
+    """A pip's diameter as a share of the die's edge (for the glare area)."""
+
+    def __post_init__(self) -> None:
+        if self.expected_dice is not None and not 1 <= self.expected_dice <= 10:
+            raise ValueError(f"expected_dice must be within 1..10 or None, got {self.expected_dice}")
+        if self.arena is not None and len(self.arena) < 3:
+            raise ValueError(f"the arena polygon needs at least 3 corners, got {len(self.arena)}")
+        if not 0.0 < self.motion_anisotropy < 1.0:
+            raise ValueError(f"motion_anisotropy must be within (0, 1), got {self.motion_anisotropy}")
+
+
+@dataclass(frozen=True)
+class SceneVerdict:
+    """The frame's dice (left to right, then top to bottom), or the reason it is declined and the detail."""
+
+    dice: tuple[DieReading, ...]
+    decline: Decline | None
+    detail: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        return self.decline is None
+
+
+def anisotropy(grey: np.ndarray, mask: np.ndarray) -> float:
+    """Ratio of the weaker to the stronger principal direction of the gradients over ``mask`` (structure
+    tensor, 0..1): about 1 for a sharp die (edges and pips in every direction), near 0 for a smear."""
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    weights = mask.astype(np.float32)
+    total = float(weights.sum())
+    if total == 0.0:
+        return 1.0
+    jxx, jyy, jxy = (float((product * weights).sum()) / total for product in (gx * gx, gy * gy, gx * gy))
+    trace, det = jxx + jyy, jxx * jyy - jxy * jxy
+    spread = np.sqrt(max(trace * trace / 4.0 - det, 0.0))
+    return float((trace / 2.0 - spread) / max(trace / 2.0 + spread, 1e-6))
+
+
+def glare_px(patch: np.ndarray, mask: np.ndarray, level_share: float) -> int:
+    """Pixels of ``mask`` whitened by glare: the least colour channel (white light raises all three) above the
+    body's median by ``level_share`` of the way to white."""
+    least = patch.min(axis=2) if patch.ndim == 3 else patch
+    inside = least[mask]
+    if inside.size == 0:
+        return 0
+    level = float(np.median(inside))
+    return int(np.count_nonzero(inside >= level + level_share * (255.0 - level)))
+
+
+def _patch(frame: np.ndarray, body: Body) -> np.ndarray:
+    x, y = body.origin
+    h, w = body.mask.shape
+    return frame[y:y + h, x:x + w]
+
+
+def _grey(patch: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
+
+
+def _where(body: Body) -> str:
+    ys, xs = np.nonzero(body.mask)
+    return f"({body.origin[0] + xs.mean():.0f}, {body.origin[1] + ys.mean():.0f})" if xs.size else "(empty)"
+
+
+def judge_body(frame: np.ndarray, body: Body, explanation: BodyExplanation, die_edge_px: float,
+               settings: SceneSettings) -> tuple[Decline, str] | None:
+    """Why this body declines the frame, or None when it does not."""
+    patch = _patch(frame, body)
+    ratio = anisotropy(_grey(patch), body.mask)
+    if ratio < settings.motion_anisotropy:
+        return Decline.MOTION, f"body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
+    if explanation.explained:
+        return None
+    if explanation.problem == "unreadable":
+        return Decline.UNREADABLE, explanation.detail
+    die_area = die_edge_px * die_edge_px
+    pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
+    glare = glare_px(patch, body.mask, settings.glare_level)
+    if glare > settings.glare_pips * pip_area:
+        return Decline.GLARE, f"body at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
+    if explanation.dice and explanation.unexplained_px > settings.stacked_share * die_area:
+        return Decline.STACKED, f"body at {_where(body)}: {explanation.detail} (a die on or under another)"
+    size = body.area_px / die_area
+    if not explanation.dice and settings.cocked_dice[0] <= size <= settings.cocked_dice[1]:
+        return Decline.COCKED, f"body at {_where(body)} of {size:.2f} dice shows no flat face that reads surely"
+    return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {explanation.detail}"
+
+
+def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
+    return cv2.pointPolygonTest(arena, (float(point[0]), float(point[1])), False) >= 0
+
+
+def judge_scene(frame: np.ndarray, bodies: Sequence[Body], explanations: Sequence[BodyExplanation],
+                die_edge_px: float, settings: SceneSettings) -> SceneVerdict:
+    """The frame's verdict from its bodies and their explanations (see the module's checks)."""
+    if len(bodies) != len(explanations):
+        raise ValueError(f"{len(bodies)} bodies but {len(explanations)} explanations")
+    declines: list[tuple[Decline, str]] = []
+    dice: list[DieReading] = []
+    for body, explanation in zip(bodies, explanations, strict=True):
+        problem = judge_body(frame, body, explanation, die_edge_px, settings)
+        if problem is not None:
+            declines.append(problem)
+        dice.extend(explanation.dice if explanation.explained else ())
+    if settings.arena is not None:
+        arena = np.asarray(settings.arena, np.float32)
+        for die in dice:
+            if not _inside(arena, die.square.centre_px):
+                x, y = die.square.centre_px
+                declines.append((Decline.OUTSIDE_ARENA, f"die at ({x:.0f}, {y:.0f}) is outside the arena"))
+    if not declines and settings.expected_dice is not None and len(dice) != settings.expected_dice:
+        declines.append((Decline.WRONG_COUNT, f"{len(dice)} dice read, the game throws {settings.expected_dice}"))
+    ordered = sorted(dice, key=lambda die: (round(die.square.centre_px[0]), round(die.square.centre_px[1])))
+    if declines:
+        reason = min((decline for decline, _ in declines), key=DECLINE_ORDER.index)
+        return SceneVerdict(tuple(ordered), reason, "; ".join(detail for _, detail in declines))
+    return SceneVerdict(tuple(ordered), None)
