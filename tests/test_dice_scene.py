@@ -3,36 +3,15 @@
 from __future__ import annotations
 
 import cv2
-import numpy as np
 import pytest
+from synthetic_dice import die_frame
 
 from vision.declines import Decline
-from vision.dice_explanation import Body, BodyExplanation, DieReading
+from vision.dice_explanation import BodyExplanation, DieReading
 from vision.dice_scene import SceneSettings, anisotropy, glare_px, judge_scene
 from vision.die_crop import DieSquare
 
 EDGE = 40.0
-
-
-def die_frame(centres: list[tuple[float, float]], blur: int = 0) -> tuple[np.ndarray, list[Body]]:
-    """Green table, white dice with five black pips each; ``blur``: smeared horizontally over that many px."""
-    frame = np.zeros((240, 320, 3), np.uint8)
-    frame[:] = (40, 110, 40)
-    for x, y in centres:
-        cv2.rectangle(frame, (int(x - 20), int(y - 20)), (int(x + 20), int(y + 20)), (235, 235, 235), -1)
-        for dx, dy in ((-10, -10), (10, -10), (0, 0), (-10, 10), (10, 10)):
-            cv2.circle(frame, (int(x + dx), int(y + dy)), 4, (20, 20, 20), -1)
-    if blur:
-        frame = cv2.filter2D(frame, -1, np.full((1, blur), 1.0 / blur))
-    bodies = []
-    for x, y in centres:
-        x0, y0 = int(x - 20 - blur // 2 - 1), int(y - 21)
-        mask = np.zeros((42, 42 + blur + 2), bool)
-        patch = frame[y0:y0 + 42, x0:x0 + 42 + blur + 2]
-        mask[:patch.shape[0], :patch.shape[1]] = patch.min(axis=2) > 100
-        mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((11, 11), np.uint8)).astype(bool)
-        bodies.append(Body(mask, (x0, y0)))
-    return frame, bodies
 
 
 def read(x: float, y: float, face: int = 5) -> DieReading:

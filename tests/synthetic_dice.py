@@ -1,0 +1,37 @@
+"""Synthetic dice frames for the staged reader's tests: white dice with black pips on a green table."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.dice_explanation import Body
+
+PIP_OFFSETS = {1: ((0, 0),), 2: ((-10, -10), (10, 10)), 3: ((-10, -10), (0, 0), (10, 10)),
+               4: ((-10, -10), (10, -10), (-10, 10), (10, 10)),
+               5: ((-10, -10), (10, -10), (0, 0), (-10, 10), (10, 10)),
+               6: ((-10, -10), (10, -10), (-10, 0), (10, 0), (-10, 10), (10, 10))}
+"""Pip centres of each face on a die of 40 px, relative to its centre."""
+
+
+def die_frame(centres: list[tuple[float, float]], blur: int = 0, faces: list[int] | None = None
+              ) -> tuple[np.ndarray, list[Body]]:
+    """Green table, white dice of 40 px (five pips each, or ``faces``), with each die's body;
+    ``blur``: smeared horizontally over that many px."""
+    frame = np.zeros((240, 320, 3), np.uint8)
+    frame[:] = (40, 110, 40)
+    for (x, y), face in zip(centres, faces or [5] * len(centres), strict=True):
+        cv2.rectangle(frame, (int(x - 20), int(y - 20)), (int(x + 20), int(y + 20)), (235, 235, 235), -1)
+        for dx, dy in PIP_OFFSETS[face]:
+            cv2.circle(frame, (int(x + dx), int(y + dy)), 4, (20, 20, 20), -1)
+    if blur:
+        frame = cv2.filter2D(frame, -1, np.full((1, blur), 1.0 / blur))
+    bodies = []
+    for x, y in centres:
+        x0, y0 = int(x - 20 - blur // 2 - 1), int(y - 21)
+        mask = np.zeros((42, 42 + blur + 2), bool)
+        patch = frame[y0:y0 + 42, x0:x0 + 42 + blur + 2]
+        mask[:patch.shape[0], :patch.shape[1]] = patch.min(axis=2) > 100
+        mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((11, 11), np.uint8)).astype(bool)
+        bodies.append(Body(mask, (x0, y0)))
+    return frame, bodies
