@@ -23,6 +23,7 @@ from rich.table import Table
 
 from bench.catalogue import Catalogue, load_catalogue
 from bench.certificate_numbers import assign_certificate_number
+from bench.cli_layout import INDENT, fingerprint_lines
 from bench.cli_summary import print_verdicts
 from bench.doctor import resumed_rig_not_ready, rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
@@ -45,7 +46,7 @@ from reports.clause_verdicts import (
     run_id_of,
     verdicts_of_run,
 )
-from reports.manifest import SIGNATURE_FILE, ManifestError, sign_run, unsign
+from reports.manifest import SIGNATURE_FILE, ManifestError, SignedManifest, sign_run, unsign
 from reports.result_export import run_results, write_json, write_junit_xml
 from reports.signing import KeyFileError, LabKey, load_key
 
@@ -384,6 +385,14 @@ def sign_with(console: Console, run_dir: Path, key: LabKey | KeyFileError) -> bo
     except ManifestError as error:
         console.print(f"[bold red]NOT SIGNED:[/] {error}")
         return False
-    console.print(f"Signed: {signed.manifest_path} ({signed.files} files, journal of {signed.journal_rows} rows, "
-                  f"key {signed.fingerprint})")
+    for line in signed_lines(signed):
+        console.print(line, highlight=False)
     return True
+
+
+def signed_lines(signed: SignedManifest) -> list[str]:
+    """What a signed run prints, within 80 columns: the manifest, what it covers, and the key's fingerprint
+    on lines of its own (:func:`bench.cli_layout.fingerprint_lines`: 86 characters do not fit on one)."""
+    return [f"Signed: {signed.manifest_path}",
+            f"{' ' * INDENT}{signed.files} files, journal of {signed.journal_rows} rows, laboratory key",
+            *fingerprint_lines(signed.fingerprint, INDENT)]

@@ -204,3 +204,24 @@ def test_verbose_prints_every_judged_clause_before_the_overall_line() -> None:
         assert clause in table
     assert "1 bench clause(s) of this equipment are not covered" in table
     assert_fits(table)
+
+
+def test_the_signed_line_of_a_run_fits_80_columns_with_the_whole_fingerprint() -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from bench.certify import signed_lines
+    from reports.manifest import SignedManifest
+    from reports.signing import fingerprint
+
+    key = fingerprint(Ed25519PrivateKey.generate().public_key())
+    signed = SignedManifest(Path("runs/sim-20261127T124953.830784Z/manifest.json"), Path("manifest.sig"), 1041,
+                            6379, "0" * 64, key)
+    out = io.StringIO()
+    console = Console(file=out, width=WIDTH, soft_wrap=True, color_system=None)
+    for line in signed_lines(signed):
+        console.print(line, highlight=False)
+    text = out.getvalue()
+    assert_fits(text)
+    assert text.startswith("Signed: runs/sim-20261127T124953.830784Z/manifest.json\n")
+    assert "1041 files, journal of 6379 rows" in text
+    assert "".join(text.split("laboratory key", 1)[1].split()) == key  # the fingerprint whole, across its lines
