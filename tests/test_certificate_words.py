@@ -16,7 +16,7 @@ from reports.certificate import wire_text
 from reports.certificate_view import build_view, plain_test_name
 from reports.formatting import Formatter
 from reports.i18n import LOCALE_DIR, RecordedText, plain_words, recorded_key, translations
-from reports.run_data import load_run
+from reports.run_data import ReportedMeasurement, load_run
 
 REPORTS = Path(__file__).resolve().parents[1] / "reports"
 PO = LOCALE_DIR / "pt_PT" / "LC_MESSAGES"
@@ -130,3 +130,41 @@ def test_first_page_findings_name_the_failed_clause_with_its_measurement(biased)
     finding = next(item for item in view.findings if item.clause_id == FAIRNESS)
     assert finding.verdict == "FAIL" and finding.measurement is not None and not finding.measurement.passed
     assert re.match(r"p (<|=) ", finding.measurement.value)
+
+
+def _length(coverage_k: float, *, in_details: bool) -> ReportedMeasurement:
+    """A wheel diameter as ``fixtures/dimensions.record_dimension`` records it, k in its details or (a journal
+    written before that detail) only in its method."""
+    from fixtures.dimensions import record_dimension
+    from vision.measure import Measurement as Dimension
+
+    recorded = {}
+
+    def measure(name: str, value: float, **fields: object) -> None:
+        recorded.update(name=name, value=value, **fields)
+
+    u = 3.3141 / coverage_k
+    record_dimension(measure, Dimension("wheel diameter", 560.5143, u, (500.0, 600.0), coverage_k=coverage_k,
+                                        method="bowl rim fitted"), ["p217-2007/roleta-francesa/9"])
+    details = dict(recorded.pop("details"))
+    if not in_details:
+        details.pop("coverage_k")
+    return ReportedMeasurement(run_id="r", at="2026-11-27T10:00:00+00:00", nodeid="n", attempt=1,
+                               passed=True, details=details, **recorded)
+
+
+@pytest.mark.parametrize("in_details", [True, False])
+@pytest.mark.parametrize(("lang", "coverage_k", "expected"), [
+    ("pt", 2.12035, "560,5 ± 3,3 mm (k = 2,12; 95 %)"),
+    ("en", 2.12035, "560.5 ± 3.3 mm (k = 2.12; 95 %)"),
+    ("pt", 2.0, "560,5 ± 3,3 mm"),  # the usual k = 2 needs no word
+    ("pt", 2.0003, "560,5 ± 3,3 mm"),  # 2 to the places shown
+])
+def test_an_expanded_uncertainty_states_its_coverage_factor_when_it_is_not_2(
+        lang: str, coverage_k: float, expected: str, in_details: bool) -> None:
+    from reports.measurement_view import MeasurementPresenter
+
+    presenter = MeasurementPresenter(lang, translations(lang).gettext)
+    view = presenter.view(_length(coverage_k, in_details=in_details))
+    assert view.value == expected  # the recorded U, never rescaled to k = 2
+    assert Formatter(lang).with_uncertainty(560.5143, 3.3141, "mm") == expected.split(" (")[0]
