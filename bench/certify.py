@@ -34,7 +34,7 @@ from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
 from fixtures.session import SELECTION_EVENT, default_run_dir, missing_identity_message
 from reports.allure_context import write_run_context
-from reports.certificate import write_certificates
+from reports.certificate import CertificateSet, write_certificates
 from reports.clause_verdicts import (
     ERROR,
     FAIL,
@@ -236,8 +236,8 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     print_lost_games(console, run_dir)
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
     sign_with(console, run_dir, key)  # an unsigned run keeps its verdict; verify reports it unsigned
-    print_verdicts(console, verdicts, run_dir, verbose=verbose)
-    return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
+    print_verdicts(console, verdicts, run_dir, verbose=verbose, scope=report.scope if report else None)
+    return CertifyOutcome(code, run_dir, report.html if report else None, verdicts, pytest_code)
 
 
 def write_result_files(console: Console, run_dir: Path, verdicts: list[ClauseVerdict], catalogue: Catalogue,
@@ -337,9 +337,10 @@ def laboratory_key(key_dir: Path | None) -> LabKey | KeyFileError:
         return error
 
 
-def write_reports(console: Console, run_dir: Path, fingerprint: str | None, *, pdf: bool = True) -> Path | None:
+def write_reports(console: Console, run_dir: Path, fingerprint: str | None, *, pdf: bool = True
+                  ) -> CertificateSet | None:
     """The certificate in every language (HTML, and with ``pdf`` the PDF when WeasyPrint is installed), naming
-    the laboratory key (``fingerprint``) that is about to sign the run; returns the Portuguese HTML (None when
+    the laboratory key (``fingerprint``) that is about to sign the run; returns what was written (None when
     the report could not be written)."""
     try:
         written = write_certificates(run_dir, key_fingerprint=fingerprint, pdf=pdf)
@@ -350,7 +351,7 @@ def write_reports(console: Console, run_dir: Path, fingerprint: str | None, *, p
     console.print("Certificate files: " + ", ".join(path.name for path in written.files)
                   + ("" if written.pdf_error is None else f" (no PDF: {written.pdf_error})")
                   + ("" if pdf else " (no PDF asked for: `bench report RUN_DIR --pdf` writes it)"))
-    return written.html
+    return written
 
 
 def print_suite_times(console: Console, run_dir: Path) -> None:

@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from bench.catalogue import Catalogue, load_catalogue
 from bench.rundir import atomic_write_text
-from reports.certificate_view import KIND_NAMES, build_view
+from reports.certificate_view import KIND_NAMES, ScopeCounts, build_view, scope_counts
 from reports.figures import Figure, data_uri, figures
 from reports.formatting import Formatter
 from reports.i18n import LANGUAGES, N_, RecordedText, translations
@@ -182,6 +182,7 @@ class CertificateSet:
     html: Path
     files: list[Path]
     pdf_error: str | None
+    scope: ScopeCounts
     allure_attachments: int = 0
 
 
@@ -206,4 +207,4 @@ def write_certificates(run_dir: Path, *, key_fingerprint: str | None = None, cat
         written = write_report(Path(run_dir), lang, pdf=pdf and pdf_error is None, key_fingerprint=key_fingerprint,
                                data=data, rendered=rendered[lang], catalogue=catalogue)
         files += [path for path in (written.html, written.pdf) if path is not None]
-    return CertificateSet(Path(run_dir) / report_filename("pt"), files, pdf_error, added)
+    return CertificateSet(Path(run_dir) / report_filename("pt"), files, pdf_error, scope_counts(data, catalogue), added)

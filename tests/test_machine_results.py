@@ -21,8 +21,10 @@ from suite_runs import RESULTS_JSON, RESULTS_JUNIT, FinishedRun, SessionRuns
 from bench.catalogue import load_catalogue
 from bench.journal import Journal
 from reports.allure_context import write_run_context
+from reports.certificate_view import scope_counts
 from reports.clause_verdicts import INCOMPLETE, PASS, verdicts_of_run
 from reports.result_export import RunResults, results_schema
+from reports.run_data import load_run
 from reports.signing import init_key
 from reports.verify import verify_run
 
@@ -107,8 +109,11 @@ def test_the_terminal_summary_ends_the_run_without_a_cut_line(biased: FinishedRu
     lines = biased.output.splitlines()
     start = next(index for index, line in enumerate(lines) if line.startswith("Overall result:"))
     summary = lines[start:]
-    counts = ", ".join(f"{count} {verdict}" for verdict, count in _results(biased).counts.items())
-    assert summary[0] == f"Overall result: FAIL ({counts})"
+    catalogue = load_catalogue()
+    scope = scope_counts(load_run(biased.run_dir, catalogue), catalogue)  # the certificate's counts
+    counts = ", ".join(f"{count} {verdict}" for verdict, count in scope.counts.items())
+    overall = " ".join(" ".join(summary[:2]).split())
+    assert overall == f"Overall result: FAIL ({counts}; {scope.outside} clauses outside this run)"
     assert all(len(line) <= 80 for line in summary) and not any(re.search(r"\S…", line) for line in summary)
     heads = [line.split()[0] for line in summary[1:] if line and not line.startswith(" ")]
     assert set(heads) == FAILING  # only the clauses needing attention; the passed ones are counted, not listed
