@@ -127,6 +127,12 @@ def render_certificate(data: RunData, lang: str = "pt", *, key_fingerprint: str 
             return _("measures %(quantity)s") % {"quantity": RecordedText(lang)(device.role.removeprefix("measures: "))}
         return device.role
 
+    def declared(value: str) -> Markup:
+        """An identity field, or "not declared" when neither the device nor its profile states it."""
+        if value:
+            return Markup("{}").format(value)
+        return Markup('<span class="nd">{}</span>').format(_("not declared"))
+
     not_tested = sum(len(rules) for section in view.sections for _reason, rules in section.not_tested)
     return _environment(lang).get_template(TEMPLATE).render(
         lang=lang, data=data, run=data.run, css=css, figures=rendered, view=view, fmt=Formatter(lang),
@@ -134,7 +140,7 @@ def render_certificate(data: RunData, lang: str = "pt", *, key_fingerprint: str 
         overall_text={key: _(value) for key, value in OVERALL.items()},
         verdict_text={key: _(value) for key, value in VERDICT_NAMES.items()},
         plot_text={key: _(value) for key, value in PLOT_NAMES.items()},
-        kind_text=kind_text, role_text=role_text, recorded=RecordedText(lang),
+        kind_text=kind_text, role_text=role_text, declared=declared, recorded=RecordedText(lang),
         not_tested_in_scope=not_tested, attachments_total=len(data.attachments),
         attachments_size=Formatter(lang).megabytes(sum(item.size for item in data.attachments)),
     )

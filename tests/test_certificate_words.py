@@ -168,3 +168,26 @@ def test_an_expanded_uncertainty_states_its_coverage_factor_when_it_is_not_2(
     view = presenter.view(_length(coverage_k, in_details=in_details))
     assert view.value == expected  # the recorded U, never rescaled to k = 2
     assert Formatter(lang).with_uncertainty(560.5143, 3.3141, "mm") == expected.split(" (")[0]
+
+
+def test_equipment_rows_take_each_field_from_the_device_else_its_profile_else_say_not_declared(tmp_path: Path) -> None:
+    """A slot machine reports its serial over SAS (long poll 54), not its maker: the profile's maker and model
+    fill its row; a controller that reports neither, with a profile that declares none, says so in words."""
+    from reports.certificate import render_certificate
+    from reports.run_data import DeviceInfo, Identity
+
+    data = load_run(build_run(tmp_path / "run"), load_catalogue())
+    sas = {"info": {"game_id": "SB", "paytable_id": "PAR-01"}, "version": {"sas_version": "602", "serial": "SM-0001"}}
+    data.equipment += [
+        DeviceInfo("slot", "slot-machine", Identity("Acme", "SB-3 reel slot", "SM-0001"), Identity.from_mapping(sas),
+                   True),
+        DeviceInfo("progressive", "progressive-controller", Identity(), Identity.from_mapping({"group": 1}), True)]
+    rows = {}
+    for lang in ("pt", "en"):
+        html = render_certificate(data, lang, rendered=[])
+        rows[lang] = {name: " ".join(re.sub(r"<[^>]+>", " ", row).split())
+                      for name in ("slot", "progressive")
+                      for row in re.findall(r"<tr><td class=\"name\">" + name + r"\b.*?</tr>", html, re.DOTALL)}
+    assert "Acme SB-3 reel slot SM-0001" in rows["pt"]["slot"]
+    assert rows["pt"]["progressive"].count("não declarado") == 4
+    assert rows["en"]["progressive"].count("not declared") == 4
