@@ -23,6 +23,7 @@ from reports.certificate_view import KIND_NAMES, ScopeCounts, build_view, scope_
 from reports.figures import Figure, data_uri, figures
 from reports.formatting import Formatter
 from reports.i18n import LANGUAGES, N_, RecordedText, translations
+from reports.recorded_reasons import RecordedReason
 from reports.run_data import RunData, load_run
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -141,6 +142,7 @@ def render_certificate(data: RunData, lang: str = "pt", *, key_fingerprint: str 
         verdict_text={key: _(value) for key, value in VERDICT_NAMES.items()},
         plot_text={key: _(value) for key, value in PLOT_NAMES.items()},
         kind_text=kind_text, role_text=role_text, declared=declared, recorded=RecordedText(lang),
+        recorded_reason=RecordedReason(lang, _),
         not_tested_in_scope=not_tested, attachments_total=len(data.attachments),
         attachments_size=Formatter(lang).megabytes(sum(item.size for item in data.attachments)),
     )

@@ -24,6 +24,7 @@ from bench.catalogue import Catalogue
 from reports.clause_verdicts import ERROR, FAIL, INCOMPLETE, NOT_TESTED, VERDICTS
 from reports.i18n import N_, RecordedText
 from reports.measurement_view import MeasurementPresenter, MeasurementView
+from reports.recorded_reasons import RecordedReason, plain_test_name
 from reports.run_data import ClauseRow, RunData
 
 Translate = Callable[[str], str]
@@ -144,17 +145,12 @@ def section_key(clause_id: str) -> str:
     return "/".join(clause_id.split("/")[:2])
 
 
-def plain_test_name(nodeid: str) -> str:
-    """``suites/test_x.py::test_wheel_and_ball_dimensions[a]`` as ``wheel and ball dimensions``."""
-    name = nodeid.split("::")[-1].split("[")[0].removeprefix("test_")
-    return name.replace("_", " ")
-
-
 class ReasonText:
     """A NOT TESTED, ERROR or INCOMPLETE reason of :mod:`reports.clause_verdicts` in the certificate's words."""
 
     def __init__(self, _: Translate, recorded: RecordedText) -> None:
         self._, self.recorded = _, recorded
+        self.recorded_reason = RecordedReason(recorded.lang, _, recorded)
 
     def __call__(self, reason: str) -> str:
         _ = self._
@@ -171,14 +167,14 @@ class ReasonText:
         if reason.startswith("an attestation does not replace"):
             return _("an attestation does not replace a measurement")
         if reason.startswith("skipped: "):
-            return _("test not run: {reason}").format(reason=self.recorded(reason.removeprefix("skipped: ")))
+            return _("test not run: {reason}").format(reason=self.recorded_reason(reason.removeprefix("skipped: ")))
         unfinished = re.match(r"(\S+::\S+) (started|did not run)", reason)
         if unfinished:
             title = self.recorded(plain_test_name(unfinished.group(1)))
             if unfinished.group(2) == "started":
                 return _("the test “{test}” started and did not finish: the run was interrupted").format(test=title)
             return _("the test “{test}” did not run: the run ended before it").format(test=title)
-        return self.recorded(reason) if reason else ""
+        return self.recorded_reason(reason)
 
 
 def _evidence_groups(data: RunData, presenter: MeasurementPresenter, recorded: RecordedText) -> list[EvidenceGroup]:

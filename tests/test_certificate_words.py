@@ -76,7 +76,9 @@ def test_recorded_names_share_an_entry_across_numbers_quotes_and_clauses() -> No
     pt = RecordedText("pt")
     assert recorded_key("die 3 edge a") == ("die {0} edge a", ["3"])
     assert pt("die 3 edge a") == "dado 3, aresta a"
-    assert pt("round 'one flush' paid as the rules say") == "ronda «one flush» paga conforme as regras"
+    assert pt("round 'one flush' paid as the rules say") == "ronda «um flush» paga conforme as regras"
+    assert pt("round 'no such round' paid as the rules say") == "ronda «no such round» paga conforme as regras"
+    assert pt("two straight flushes sharing 10.5 % of the pool") == "dois straight flushes que partilham 10,5 % do fundo"
     assert pt("level 1: bets departing from 70 % of the bet") == "nível 1: apostas que se afastam de 70 % da aposta"
     assert pt("blackjack: settlements disagreeing with the oracle under p217-2007/blackjack/33").endswith(
         "(p217-2007/blackjack/33)")
