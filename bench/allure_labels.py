@@ -47,6 +47,16 @@ def allure_title(clause_ids: Iterable[str], plain_name: str) -> str:
     return f"{clauses}: {plain_name}" if clauses else plain_name
 
 
+def unmeasured_title(clause_ids: Iterable[str], plain_name: str) -> str:
+    """The title of a test that measured nothing (skipped, in error, unfinished): its plain name, then the first
+    clause of its marker and how many more it lists (``Ball launch (p217-2007/roleta-francesa/13 and 2 more)``)."""
+    ids = list(dict.fromkeys(clause_ids))  # the marker's order: its first clause is the one the test is about
+    if not ids:
+        return plain_name
+    more = f" and {len(ids) - 1} more" if len(ids) > 1 else ""
+    return f"{plain_name} ({ids[0]}{more})"
+
+
 def clause_labels(clause_ids: Iterable[str], titles: dict[str, str]) -> list[tuple[str, str]]:
     """(label, value) pairs of the clauses, each pair once: epic = the regulation's title (``titles``, by
     regulation id), feature = ``regulation/section``, story = the clause id."""

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from bench.catalogue import Catalogue, load_catalogue
 from bench.certificate_numbers import assign_certificate_number
+from bench.cli_layout import INDENT, fingerprint_lines
 from bench.cli_summary import print_verdicts
 from bench.doctor import resumed_rig_not_ready, rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
@@ -33,7 +34,7 @@ from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
 from fixtures.session import SELECTION_EVENT, default_run_dir, missing_identity_message
 from reports.allure_context import write_run_context
-from reports.certificate import write_certificates
+from reports.certificate import CertificateSet, write_certificates
 from reports.clause_verdicts import (
     ERROR,
     FAIL,
@@ -45,7 +46,7 @@ from reports.clause_verdicts import (
     run_id_of,
     verdicts_of_run,
 )
-from reports.manifest import SIGNATURE_FILE, ManifestError, sign_run, unsign
+from reports.manifest import SIGNATURE_FILE, ManifestError, SignedManifest, sign_run, unsign
 from reports.result_export import run_results, write_json, write_junit_xml
 from reports.signing import KeyFileError, LabKey, load_key
 
@@ -235,8 +236,8 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
     print_lost_games(console, run_dir)
     console.print(f"Evidence: {run_dir} (journal, attachments, allure-results)")
     sign_with(console, run_dir, key)  # an unsigned run keeps its verdict; verify reports it unsigned
-    print_verdicts(console, verdicts, run_dir, verbose=verbose)
-    return CertifyOutcome(code, run_dir, report, verdicts, pytest_code)
+    print_verdicts(console, verdicts, run_dir, verbose=verbose, scope=report.scope if report else None)
+    return CertifyOutcome(code, run_dir, report.html if report else None, verdicts, pytest_code)
 
 
 def write_result_files(console: Console, run_dir: Path, verdicts: list[ClauseVerdict], catalogue: Catalogue,
@@ -336,9 +337,10 @@ def laboratory_key(key_dir: Path | None) -> LabKey | KeyFileError:
         return error
 
 
-def write_reports(console: Console, run_dir: Path, fingerprint: str | None, *, pdf: bool = True) -> Path | None:
+def write_reports(console: Console, run_dir: Path, fingerprint: str | None, *, pdf: bool = True
+                  ) -> CertificateSet | None:
     """The certificate in every language (HTML, and with ``pdf`` the PDF when WeasyPrint is installed), naming
-    the laboratory key (``fingerprint``) that is about to sign the run; returns the Portuguese HTML (None when
+    the laboratory key (``fingerprint``) that is about to sign the run; returns what was written (None when
     the report could not be written)."""
     try:
         written = write_certificates(run_dir, key_fingerprint=fingerprint, pdf=pdf)
@@ -349,7 +351,7 @@ def write_reports(console: Console, run_dir: Path, fingerprint: str | None, *, p
     console.print("Certificate files: " + ", ".join(path.name for path in written.files)
                   + ("" if written.pdf_error is None else f" (no PDF: {written.pdf_error})")
                   + ("" if pdf else " (no PDF asked for: `bench report RUN_DIR --pdf` writes it)"))
-    return written.html
+    return written
 
 
 def print_suite_times(console: Console, run_dir: Path) -> None:
@@ -384,6 +386,14 @@ def sign_with(console: Console, run_dir: Path, key: LabKey | KeyFileError) -> bo
     except ManifestError as error:
         console.print(f"[bold red]NOT SIGNED:[/] {error}")
         return False
-    console.print(f"Signed: {signed.manifest_path} ({signed.files} files, journal of {signed.journal_rows} rows, "
-                  f"key {signed.fingerprint})")
+    for line in signed_lines(signed):
+        console.print(line, highlight=False)
     return True
+
+
+def signed_lines(signed: SignedManifest) -> list[str]:
+    """What a signed run prints, within 80 columns: the manifest, what it covers, and the key's fingerprint
+    on lines of its own (:func:`bench.cli_layout.fingerprint_lines`: 86 characters do not fit on one)."""
+    return [f"Signed: {signed.manifest_path}",
+            f"{' ' * INDENT}{signed.files} files, journal of {signed.journal_rows} rows, laboratory key",
+            *fingerprint_lines(signed.fingerprint, INDENT)]

@@ -19,10 +19,11 @@ from markupsafe import Markup
 
 from bench.catalogue import Catalogue, load_catalogue
 from bench.rundir import atomic_write_text
-from reports.certificate_view import KIND_NAMES, build_view
+from reports.certificate_view import KIND_NAMES, ScopeCounts, build_view, scope_counts
 from reports.figures import Figure, data_uri, figures
 from reports.formatting import Formatter
 from reports.i18n import LANGUAGES, N_, RecordedText, translations
+from reports.recorded_reasons import RecordedReason
 from reports.run_data import RunData, load_run
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -127,6 +128,12 @@ def render_certificate(data: RunData, lang: str = "pt", *, key_fingerprint: str 
             return _("measures %(quantity)s") % {"quantity": RecordedText(lang)(device.role.removeprefix("measures: "))}
         return device.role
 
+    def declared(value: str) -> Markup:
+        """An identity field, or "not declared" when neither the device nor its profile states it."""
+        if value:
+            return Markup("{}").format(value)
+        return Markup('<span class="nd">{}</span>').format(_("not declared"))
+
     not_tested = sum(len(rules) for section in view.sections for _reason, rules in section.not_tested)
     return _environment(lang).get_template(TEMPLATE).render(
         lang=lang, data=data, run=data.run, css=css, figures=rendered, view=view, fmt=Formatter(lang),
@@ -134,7 +141,8 @@ def render_certificate(data: RunData, lang: str = "pt", *, key_fingerprint: str 
         overall_text={key: _(value) for key, value in OVERALL.items()},
         verdict_text={key: _(value) for key, value in VERDICT_NAMES.items()},
         plot_text={key: _(value) for key, value in PLOT_NAMES.items()},
-        kind_text=kind_text, role_text=role_text, recorded=RecordedText(lang),
+        kind_text=kind_text, role_text=role_text, declared=declared, recorded=RecordedText(lang),
+        recorded_reason=RecordedReason(lang, _),
         not_tested_in_scope=not_tested, attachments_total=len(data.attachments),
         attachments_size=Formatter(lang).megabytes(sum(item.size for item in data.attachments)),
     )
@@ -182,6 +190,7 @@ class CertificateSet:
     html: Path
     files: list[Path]
     pdf_error: str | None
+    scope: ScopeCounts
     allure_attachments: int = 0
 
 
@@ -206,4 +215,4 @@ def write_certificates(run_dir: Path, *, key_fingerprint: str | None = None, cat
         written = write_report(Path(run_dir), lang, pdf=pdf and pdf_error is None, key_fingerprint=key_fingerprint,
                                data=data, rendered=rendered[lang], catalogue=catalogue)
         files += [path for path in (written.html, written.pdf) if path is not None]
-    return CertificateSet(Path(run_dir) / report_filename("pt"), files, pdf_error, added)
+    return CertificateSet(Path(run_dir) / report_filename("pt"), files, pdf_error, scope_counts(data, catalogue), added)

@@ -24,6 +24,7 @@ from bench.catalogue import Catalogue
 from reports.clause_verdicts import ERROR, FAIL, INCOMPLETE, NOT_TESTED, VERDICTS
 from reports.i18n import N_, RecordedText
 from reports.measurement_view import MeasurementPresenter, MeasurementView
+from reports.recorded_reasons import RecordedReason, plain_test_name
 from reports.run_data import ClauseRow, RunData
 
 Translate = Callable[[str], str]
@@ -144,17 +145,12 @@ def section_key(clause_id: str) -> str:
     return "/".join(clause_id.split("/")[:2])
 
 
-def plain_test_name(nodeid: str) -> str:
-    """``suites/test_x.py::test_wheel_and_ball_dimensions[a]`` as ``wheel and ball dimensions``."""
-    name = nodeid.split("::")[-1].split("[")[0].removeprefix("test_")
-    return name.replace("_", " ")
-
-
 class ReasonText:
     """A NOT TESTED, ERROR or INCOMPLETE reason of :mod:`reports.clause_verdicts` in the certificate's words."""
 
     def __init__(self, _: Translate, recorded: RecordedText) -> None:
         self._, self.recorded = _, recorded
+        self.recorded_reason = RecordedReason(recorded.lang, _, recorded)
 
     def __call__(self, reason: str) -> str:
         _ = self._
@@ -171,14 +167,14 @@ class ReasonText:
         if reason.startswith("an attestation does not replace"):
             return _("an attestation does not replace a measurement")
         if reason.startswith("skipped: "):
-            return _("test not run: {reason}").format(reason=self.recorded(reason.removeprefix("skipped: ")))
+            return _("test not run: {reason}").format(reason=self.recorded_reason(reason.removeprefix("skipped: ")))
         unfinished = re.match(r"(\S+::\S+) (started|did not run)", reason)
         if unfinished:
             title = self.recorded(plain_test_name(unfinished.group(1)))
             if unfinished.group(2) == "started":
                 return _("the test “{test}” started and did not finish: the run was interrupted").format(test=title)
             return _("the test “{test}” did not run: the run ended before it").format(test=title)
-        return self.recorded(reason) if reason else ""
+        return self.recorded_reason(reason)
 
 
 def _evidence_groups(data: RunData, presenter: MeasurementPresenter, recorded: RecordedText) -> list[EvidenceGroup]:
@@ -224,6 +220,46 @@ def _section_reason(_: Translate, rows: list[ClauseRow], kinds: set[str], catalo
     return reason(skipped) if skipped else _("not examined in this run")
 
 
+@dataclass(frozen=True)
+class ScopeCounts:
+    """What the certificate's first page counts: the clauses of the examined sections per verdict, and the
+    catalogued clauses outside them (appendix D). The terminal's summary says the same (:func:`scope_counts`)."""
+
+    counts: dict[str, int]
+    outside: int
+
+
+def clauses_by_section(data: RunData) -> dict[str, list[ClauseRow]]:
+    """The run's clause rows by ``regulation/section``, in the catalogue's order."""
+    by_section: dict[str, list[ClauseRow]] = {}
+    for row in data.clauses:
+        by_section.setdefault(section_key(row.clause_id), []).append(row)
+    return by_section
+
+
+def is_examined(key: str, rows: list[ClauseRow], games: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether this run examined the section ``key`` (see the module docstring): a measurement, an attestation or
+    an unfinished or errored test cites one of its clauses, or a test of the run does and the section is not a game
+    the run's equipment could play but does not (a test of every game cites every game's section)."""
+    played, possible = games
+    other_game = key.split("/")[1] in possible - played
+    return any(row.measurements or row.attestations or row.verdict in FINDING_VERDICTS for row in rows) or (
+        not other_game and any(has_evidence(row) for row in rows))
+
+
+def scope_counts(data: RunData, catalogue: Catalogue) -> ScopeCounts:
+    """The clauses of the examined sections per verdict (in :data:`reports.clause_verdicts.VERDICTS` order) and
+    how many catalogued clauses lie outside them: the counts of the certificate's first page and of the
+    terminal's overall line."""
+    by_section = clauses_by_section(data)
+    examined = [key for key, rows in by_section.items() if is_examined(key, rows, data.games)]
+    found = Counter(row.verdict for key in examined for row in by_section[key])
+    listed = {row.clause_id for row in data.clauses}
+    outside = sum(len(rows) for key, rows in by_section.items() if key not in examined) + sum(
+        1 for clause in catalogue.clauses() if clause.id not in listed)
+    return ScopeCounts({verdict: found[verdict] for verdict in VERDICTS if found[verdict]}, outside)
+
+
 def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> CertificateView:
     """The arrangement of ``data`` in ``lang`` (``_`` translates the certificate's messages)."""
     recorded = RecordedText(lang)
@@ -231,23 +267,14 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
     reason = ReasonText(_, recorded)
     groups = _evidence_groups(data, presenter, recorded)
     groups_by_node = {group.nodeid: group for group in groups}
-    by_section: dict[str, list[ClauseRow]] = {}
-    for row in data.clauses:
-        by_section.setdefault(section_key(row.clause_id), []).append(row)
+    by_section = clauses_by_section(data)
     games = data.games
     kinds = {item.kind for item in data.profile.equipment.values()}
-
-    def examined(key: str, rows: list[ClauseRow]) -> bool:
-        played, possible = games
-        other_game = key.split("/")[1] in possible - played  # cited by a test of every game, not this run's
-        return any(row.measurements or row.attestations or row.verdict in FINDING_VERDICTS for row in rows) or (
-            not other_game and any(has_evidence(row) for row in rows))
-
     sections, outside = [], []
     for key, rows in by_section.items():
         first = rows[0]
         title = first.section_pt if lang == "pt" else first.section_en
-        if not examined(key, rows):
+        if not is_examined(key, rows, games):
             outside.append(OutOfScope(key, title, len(rows),
                                       _section_reason(_, rows, kinds, catalogue, key, games, reason, lang)))
             continue
@@ -277,10 +304,7 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
                                  if key in examined_keys else _("no such equipment in this run"))
     examined_kinds = {kind.value for row in data.clauses if has_evidence(row) and row.clause_id in catalogue
                       for kind in catalogue[row.clause_id].kinds} & kinds
-    in_scope = [line.row for section in sections for line in section.judged] + [
-        row for section in sections for row in by_section[section.key] if row.verdict == NOT_TESTED
-        and not row.measurements]
-    found = Counter(row.verdict for row in in_scope)
+    scope = scope_counts(data, catalogue)
     findings = []
     for row in data.clauses:
         if row.verdict not in FINDING_VERDICTS:
@@ -293,6 +317,5 @@ def build_view(data: RunData, catalogue: Catalogue, lang: str, _: Translate) -> 
                                 reason(row.reason) if row.verdict != FAIL else ""))
     return CertificateView(
         findings=findings, sections=sections, out_of_scope=sorted(merged.values(), key=lambda item: item.key),
-        groups=groups, counts={verdict: found[verdict] for verdict in VERDICTS if found[verdict]},
-        examined_kinds=sorted(examined_kinds), unexamined_kinds=sorted(kinds - examined_kinds),
-        outside_count=sum(item.count for item in merged.values()))
+        groups=groups, counts=scope.counts, examined_kinds=sorted(examined_kinds),
+        unexamined_kinds=sorted(kinds - examined_kinds), outside_count=scope.outside)

@@ -20,6 +20,10 @@ LOCALES = {"pt": "pt_PT", "en": "en"}
 """The Babel locale of each certificate language."""
 P_VALUE_FLOOR = 0.0001
 """p-values below this are shown as ``< 0.0001``."""
+COVERAGE_DECIMALS = 2
+"""Decimal places of a coverage factor shown beside an expanded uncertainty."""
+COVERAGE_PERCENT = 95
+"""The coverage probability the bench's expanded uncertainties are stated for (two-sided, about 95 %)."""
 SIGNIFICANT_DIGITS = 4
 """Significant digits of a value shown without an uncertainty."""
 
@@ -79,11 +83,17 @@ class Formatter:
         """A size in bytes as megabytes (``78,2 MB``)."""
         return format_unit(round(size / 1_000_000, 1), "digital-megabyte", length="short", locale=self.locale)
 
-    def with_uncertainty(self, value: float, uncertainty: float, unit: str = "") -> str:
-        """``560,5 ± 3,3 mm``: the uncertainty to two significant digits, the value to the same place."""
+    def with_uncertainty(self, value: float, uncertainty: float, unit: str = "", coverage_k: float | None = None
+                         ) -> str:
+        """``560,5 ± 3,3 mm``: the uncertainty to two significant digits, the value to the same place. An expanded
+        uncertainty whose coverage factor is not 2 (a Student-t factor for few degrees of freedom) states it and
+        its coverage plainly, as recorded, never rescaled: ``560,5 ± 3,3 mm (k = 2,12; 95 %)`` (GUM 7.2.3)."""
         places = min(8, _decimals_for(uncertainty, 2)) if uncertainty > 0 else 1
         text = f"{self.decimal(value, places)} ± {self.decimal(uncertainty, places)}"
-        return f"{text} {unit}".strip()
+        text = f"{text} {unit}".strip()
+        if coverage_k is not None and round(coverage_k, COVERAGE_DECIMALS) != 2:
+            text += f" (k = {self.decimal(coverage_k, COVERAGE_DECIMALS)}; {COVERAGE_PERCENT} %)"
+        return text
 
     def span(self, low: float, high: float, unit: str = "") -> str:
         """A closed interval as ``500–600 mm``."""

@@ -9,7 +9,8 @@ messages as written. The catalogue is maintained with Babel (``make locale``: ``
 Measurement names, units, methods and skip reasons are recorded in English by the suites. The
 ``recorded`` catalogue gives each its display text: keyed by the recorded text with every number,
 clause id, quoted name and per cent sign replaced by ``{0}``, ``{1}``... (:func:`recorded_key`), so
-``die 2 edge a`` and ``die 3 edge a`` share one entry, ``die {0} edge a``. Its English catalogue
+``die 2 edge a`` and ``die 3 edge a`` share one entry, ``die {0} edge a``; a decimal number is written in the
+language (``1.0 %`` reads ``1,0 %`` in Portuguese), a quoted name is translated in turn. Its English catalogue
 gives a plainer name where the recorded one is terse (``nist sp800 22``: ``NIST SP 800-22 battery``),
 its Portuguese one translates; a text the catalogue lacks is shown as recorded, and either way a
 snake_case identifier in it is written as words (:func:`plain_words`).
@@ -22,6 +23,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
 LANGUAGES = ("pt", "en")
@@ -72,6 +74,7 @@ def recorded_key(text: str) -> tuple[str, list[str]]:
     return _PLACEHOLDER.sub(replace, text), values
 
 
+_DECIMAL = re.compile(r"-?\d+\.\d+")
 _SNAKE_CASE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 
 
@@ -85,6 +88,7 @@ class RecordedText:
 
     def __init__(self, lang: str) -> None:
         _check(lang)
+        self.lang = lang
         self.catalogue = translations(lang, RECORDED_DOMAIN)
 
     def known(self, text: str) -> bool:
@@ -101,5 +105,13 @@ class RecordedText:
         message = self.catalogue.gettext(key)
         if message == key and not self._has_identity_entry(key):
             return plain_words(text)
-        shown = [self(value) if f"'{{{index}}}'" in key else value for index, value in enumerate(values)]
+        shown = [self(value) if f"'{{{index}}}'" in key else self.number(value) for index, value in enumerate(values)]
         return message.format(*shown)
+
+    def number(self, value: str) -> str:
+        """A recorded decimal number (``1.0``) written in the language (``1,0`` in Portuguese), its places kept;
+        any other value (a whole number, a clause id, a version ``1.2.3``) as recorded."""
+        if self.lang == "en" or not _DECIMAL.fullmatch(value):
+            return value
+        places = len(value.split(".")[1])
+        return format_decimal(float(value), format="0." + "0" * places, locale=CATALOGUE_LOCALES[self.lang])

@@ -9,6 +9,7 @@ percentage, a test with a p-value by its p-value (the statistic goes to the note
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,19 @@ def is_fraction_of_return(measurement: ReportedMeasurement) -> bool:
     return ("return" in name or "rate" in name) and 0 <= float(measurement.value) <= 2
 
 
+_RECORDED_K = re.compile(r"\bk = (\d+(?:\.\d+)?)\b")
+
+
+def coverage_factor(measurement: ReportedMeasurement) -> float | None:
+    """The coverage factor k of a length's expanded uncertainty as recorded (``details.coverage_k``; a journal
+    written before that detail states it in the method: "U = k u with k = 2.12035"); None when not recorded."""
+    recorded = measurement.details.get("coverage_k")
+    if _is_number(recorded):
+        return float(recorded)
+    found = _RECORDED_K.search(measurement.method or "")
+    return float(found.group(1)) if found else None
+
+
 class MeasurementPresenter:
     """Builds :class:`MeasurementView` in one language."""
 
@@ -82,7 +96,7 @@ class MeasurementPresenter:
         value = measurement.value
         uncertainty = measurement.details.get("expanded_uncertainty_mm")
         if measurement.unit == "mm" and _is_number(value) and _is_number(uncertainty):
-            return self.f.with_uncertainty(float(value), float(uncertainty), "mm")
+            return self.f.with_uncertainty(float(value), float(uncertainty), "mm", coverage_factor(measurement))
         if measurement.p_value is not None and (measurement.unit in (None, "") or not _is_number(value)) \
                 and not is_fraction_of_return(measurement):
             return self.p_text(measurement.p_value, measurement.alpha)

@@ -77,6 +77,19 @@ DECLINE_STREAM_MARKERS = ("declined", "void", "no-reads")
 """Streams whose observations are reads declined, voided, or lost on the line (``<device>/no-reads``)."""
 
 
+IDENTITY_FIELDS = ("manufacturer", "model", "serial", "firmware")
+
+
+def _flattened(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the fields of nested records lifted to the top (a top-level field wins)."""
+    flat: dict[str, Any] = {}
+    for value in values.values():
+        if isinstance(value, dict):
+            for key, inner in _flattened(value).items():
+                flat.setdefault(key, inner)
+    return {**flat, **{key: value for key, value in values.items() if not isinstance(value, dict)}}
+
+
 @dataclass(frozen=True)
 class Identity:
     """Manufacturer, model, serial and firmware of a device."""
@@ -88,13 +101,20 @@ class Identity:
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any] | None) -> Identity | None:
+        """The identity in ``values``; a field a device reports inside a nested record (a slot machine's serial in
+        its SAS long poll 54 reply, ``{"version": {"serial": ...}}``) is found there when not at the top."""
         if not values:
             return None
-        return cls(**{key: str(values.get(key) or "") for key in ("manufacturer", "model", "serial", "firmware")})
+        flat = _flattened(values)
+        return cls(**{key: str(flat.get(key) or "") for key in IDENTITY_FIELDS})
+
+    def merged_over(self, other: Identity) -> Identity:
+        """Each field as stated here, else as ``other`` states it (what a device reported over its profile)."""
+        return Identity(**{key: getattr(self, key) or getattr(other, key) for key in IDENTITY_FIELDS})
 
     def differences(self, other: Identity) -> list[str]:
         """Fields both state that differ (firmware is often absent from a profile)."""
-        return [key for key in ("manufacturer", "model", "serial", "firmware")
+        return [key for key in IDENTITY_FIELDS
                 if getattr(self, key) and getattr(other, key) and getattr(self, key) != getattr(other, key)]
 
 
@@ -112,6 +132,12 @@ class DeviceInfo:
     @property
     def mismatches(self) -> list[str]:
         return [] if self.reported is None else self.configured.differences(self.reported)
+
+    @property
+    def shown(self) -> Identity:
+        """The identity the certificate prints: each field as the device reported it, else as its profile
+        declares it (a slot machine reports its serial over SAS, not its manufacturer)."""
+        return self.configured if self.reported is None else self.reported.merged_over(self.configured)
 
 
 class ReportedMeasurement(Measurement):

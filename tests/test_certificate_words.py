@@ -16,7 +16,7 @@ from reports.certificate import wire_text
 from reports.certificate_view import build_view, plain_test_name
 from reports.formatting import Formatter
 from reports.i18n import LOCALE_DIR, RecordedText, plain_words, recorded_key, translations
-from reports.run_data import load_run
+from reports.run_data import ReportedMeasurement, load_run
 
 REPORTS = Path(__file__).resolve().parents[1] / "reports"
 PO = LOCALE_DIR / "pt_PT" / "LC_MESSAGES"
@@ -76,7 +76,9 @@ def test_recorded_names_share_an_entry_across_numbers_quotes_and_clauses() -> No
     pt = RecordedText("pt")
     assert recorded_key("die 3 edge a") == ("die {0} edge a", ["3"])
     assert pt("die 3 edge a") == "dado 3, aresta a"
-    assert pt("round 'one flush' paid as the rules say") == "ronda «one flush» paga conforme as regras"
+    assert pt("round 'one flush' paid as the rules say") == "ronda «um flush» paga conforme as regras"
+    assert pt("round 'no such round' paid as the rules say") == "ronda «no such round» paga conforme as regras"
+    assert pt("two straight flushes sharing 10.5 % of the pool") == "dois straight flushes que partilham 10,5 % do fundo"
     assert pt("level 1: bets departing from 70 % of the bet") == "nível 1: apostas que se afastam de 70 % da aposta"
     assert pt("blackjack: settlements disagreeing with the oracle under p217-2007/blackjack/33").endswith(
         "(p217-2007/blackjack/33)")
@@ -130,3 +132,64 @@ def test_first_page_findings_name_the_failed_clause_with_its_measurement(biased)
     finding = next(item for item in view.findings if item.clause_id == FAIRNESS)
     assert finding.verdict == "FAIL" and finding.measurement is not None and not finding.measurement.passed
     assert re.match(r"p (<|=) ", finding.measurement.value)
+
+
+def _length(coverage_k: float, *, in_details: bool) -> ReportedMeasurement:
+    """A wheel diameter as ``fixtures/dimensions.record_dimension`` records it, k in its details or (a journal
+    written before that detail) only in its method."""
+    from fixtures.dimensions import record_dimension
+    from vision.measure import Measurement as Dimension
+
+    recorded = {}
+
+    def measure(name: str, value: float, **fields: object) -> None:
+        recorded.update(name=name, value=value, **fields)
+
+    u = 3.3141 / coverage_k
+    record_dimension(measure, Dimension("wheel diameter", 560.5143, u, (500.0, 600.0), coverage_k=coverage_k,
+                                        method="bowl rim fitted"), ["p217-2007/roleta-francesa/9"])
+    details = dict(recorded.pop("details"))
+    if not in_details:
+        details.pop("coverage_k")
+    return ReportedMeasurement(run_id="r", at="2026-11-27T10:00:00+00:00", nodeid="n", attempt=1,
+                               passed=True, details=details, **recorded)
+
+
+@pytest.mark.parametrize("in_details", [True, False])
+@pytest.mark.parametrize(("lang", "coverage_k", "expected"), [
+    ("pt", 2.12035, "560,5 ± 3,3 mm (k = 2,12; 95 %)"),
+    ("en", 2.12035, "560.5 ± 3.3 mm (k = 2.12; 95 %)"),
+    ("pt", 2.0, "560,5 ± 3,3 mm"),  # the usual k = 2 needs no word
+    ("pt", 2.0003, "560,5 ± 3,3 mm"),  # 2 to the places shown
+])
+def test_an_expanded_uncertainty_states_its_coverage_factor_when_it_is_not_2(
+        lang: str, coverage_k: float, expected: str, in_details: bool) -> None:
+    from reports.measurement_view import MeasurementPresenter
+
+    presenter = MeasurementPresenter(lang, translations(lang).gettext)
+    view = presenter.view(_length(coverage_k, in_details=in_details))
+    assert view.value == expected  # the recorded U, never rescaled to k = 2
+    assert Formatter(lang).with_uncertainty(560.5143, 3.3141, "mm") == expected.split(" (")[0]
+
+
+def test_equipment_rows_take_each_field_from_the_device_else_its_profile_else_say_not_declared(tmp_path: Path) -> None:
+    """A slot machine reports its serial over SAS (long poll 54), not its maker: the profile's maker and model
+    fill its row; a controller that reports neither, with a profile that declares none, says so in words."""
+    from reports.certificate import render_certificate
+    from reports.run_data import DeviceInfo, Identity
+
+    data = load_run(build_run(tmp_path / "run"), load_catalogue())
+    sas = {"info": {"game_id": "SB", "paytable_id": "PAR-01"}, "version": {"sas_version": "602", "serial": "SM-0001"}}
+    data.equipment += [
+        DeviceInfo("slot", "slot-machine", Identity("Acme", "SB-3 reel slot", "SM-0001"), Identity.from_mapping(sas),
+                   True),
+        DeviceInfo("progressive", "progressive-controller", Identity(), Identity.from_mapping({"group": 1}), True)]
+    rows = {}
+    for lang in ("pt", "en"):
+        html = render_certificate(data, lang, rendered=[])
+        rows[lang] = {name: " ".join(re.sub(r"<[^>]+>", " ", row).split())
+                      for name in ("slot", "progressive")
+                      for row in re.findall(r"<tr><td class=\"name\">" + name + r"\b.*?</tr>", html, re.DOTALL)}
+    assert "Acme SB-3 reel slot SM-0001" in rows["pt"]["slot"]
+    assert rows["pt"]["progressive"].count("não declarado") == 4
+    assert rows["en"]["progressive"].count("not declared") == 4

@@ -204,3 +204,57 @@ def test_verbose_prints_every_judged_clause_before_the_overall_line() -> None:
         assert clause in table
     assert "1 bench clause(s) of this equipment are not covered" in table
     assert_fits(table)
+
+
+def test_the_signed_line_of_a_run_fits_80_columns_with_the_whole_fingerprint() -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from bench.certify import signed_lines
+    from reports.manifest import SignedManifest
+    from reports.signing import fingerprint
+
+    key = fingerprint(Ed25519PrivateKey.generate().public_key())
+    signed = SignedManifest(Path("runs/sim-20261127T124953.830784Z/manifest.json"), Path("manifest.sig"), 1041,
+                            6379, "0" * 64, key)
+    out = io.StringIO()
+    console = Console(file=out, width=WIDTH, soft_wrap=True, color_system=None)
+    for line in signed_lines(signed):
+        console.print(line, highlight=False)
+    text = out.getvalue()
+    assert_fits(text)
+    assert text.startswith("Signed: runs/sim-20261127T124953.830784Z/manifest.json\n")
+    assert "1041 files, journal of 6379 rows" in text
+    assert "".join(text.split("laboratory key", 1)[1].split()) == key  # the fingerprint whole, across its lines
+
+
+def test_the_terminal_counts_the_clauses_as_the_certificate_does(tmp_path: Path) -> None:
+    """One run: the overall line's counts per verdict and outside the run are the certificate's first page's."""
+    from test_report_journal import build_run
+
+    from bench.catalogue import load_catalogue
+    from reports.certificate import write_certificates
+    from reports.clause_verdicts import verdicts_of_run
+
+    run = build_run(tmp_path / "run", biased=True)
+    catalogue = load_catalogue()
+    written = write_certificates(run, catalogue=catalogue, pdf=False, allure=False)
+    page = re.sub(r"<[^>]+>", " ", (run / "report.en.html").read_text(encoding="utf-8"))
+    page = " ".join(page.split())
+    shown = {verdict: int(count) for verdict, count in re.findall(
+        r"(PASS|FAIL|ERROR|INCOMPLETE|ATTESTED|NOT TESTED): (\d+)", page.split("Clauses examined, by verdict:")[1]
+        .split("Findings")[0])}
+    outside = int(re.search(r"Not examined: (\d+) catalogued clauses", page).group(1))
+
+    out = io.StringIO()
+    verdicts = verdicts_of_run(run, catalogue)
+    print_verdicts(Console(file=out, width=WIDTH, soft_wrap=True, color_system=None), verdicts, run,
+                   scope=written.scope)
+    lines = out.getvalue().splitlines()
+    assert lines[1].startswith("    ")  # too wide for one line: the count outside the run goes under it
+    line = " ".join(" ".join(lines[:2]).split())
+    said = re.fullmatch(r"Overall result: FAIL \((.*); (\d+) clauses outside this run\)", line)
+    assert said, line
+    counted = {verdict: int(count) for count, verdict in (part.split(" ", 1) for part in said.group(1).split(", "))}
+    assert counted == shown and int(said.group(2)) == outside
+    assert sum(counted.values()) + outside == len(catalogue.clauses())  # every catalogued clause, once
+    assert_fits(out.getvalue())

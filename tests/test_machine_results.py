@@ -21,8 +21,10 @@ from suite_runs import RESULTS_JSON, RESULTS_JUNIT, FinishedRun, SessionRuns
 from bench.catalogue import load_catalogue
 from bench.journal import Journal
 from reports.allure_context import write_run_context
+from reports.certificate_view import scope_counts
 from reports.clause_verdicts import INCOMPLETE, PASS, verdicts_of_run
 from reports.result_export import RunResults, results_schema
+from reports.run_data import load_run
 from reports.signing import init_key
 from reports.verify import verify_run
 
@@ -107,8 +109,11 @@ def test_the_terminal_summary_ends_the_run_without_a_cut_line(biased: FinishedRu
     lines = biased.output.splitlines()
     start = next(index for index, line in enumerate(lines) if line.startswith("Overall result:"))
     summary = lines[start:]
-    counts = ", ".join(f"{count} {verdict}" for verdict, count in _results(biased).counts.items())
-    assert summary[0] == f"Overall result: FAIL ({counts})"
+    catalogue = load_catalogue()
+    scope = scope_counts(load_run(biased.run_dir, catalogue), catalogue)  # the certificate's counts
+    counts = ", ".join(f"{count} {verdict}" for verdict, count in scope.counts.items())
+    overall = " ".join(" ".join(summary[:2]).split())
+    assert overall == f"Overall result: FAIL ({counts}; {scope.outside} clauses outside this run)"
     assert all(len(line) <= 80 for line in summary) and not any(re.search(r"\S…", line) for line in summary)
     heads = [line.split()[0] for line in summary[1:] if line and not line.startswith(" ")]
     assert set(heads) == FAILING  # only the clauses needing attention; the passed ones are counted, not listed
@@ -117,7 +122,10 @@ def test_the_terminal_summary_ends_the_run_without_a_cut_line(biased: FinishedRu
 
 def _title_clauses(title: str) -> tuple[set[str], int]:
     """The clause ids a title names and how many more it counts: ``reg/section/2, 5; reg/other/1 +2 more: Name``
-    -> (the three ids, 2)."""
+    -> (the three ids, 2); a test that measured nothing: ``Name (reg/section/13 and 2 more)`` -> ({that id}, 2)."""
+    unmeasured = re.fullmatch(r"[A-Z][^(]* \((\S+/\S+/\S+?)(?: and (\d+) more)?\)", title)
+    if unmeasured:
+        return {unmeasured.group(1)}, int(unmeasured.group(2) or 0)
     named, _, more = title.split(": ", 1)[0].partition(" +")
     ids = set()
     for group in named.split("; "):
@@ -140,9 +148,11 @@ def test_allure_results_read_as_a_report(biased: FinishedRun) -> None:
     tests, clauses = _allure(biased)
     assert len(tests) == 7
     for result in tests:
-        # the clauses a test's measurements cite; a test that measured nothing (skipped: no camera) names its marker's
-        named = r"p217-2007/roleta-francesa/[\d, ]+" if result["status"] != "skipped" else r"p217-2007/\S.*"
-        assert re.fullmatch(named + r": [A-Z][a-z].*", result["name"]), result["name"]
+        # the clauses a test's measurements cite; a test that measured nothing (skipped: no camera) is titled by its
+        # plain name and its marker's first clause
+        title = (r"p217-2007/roleta-francesa/[\d, ]+: [A-Z][a-z].*" if result["status"] != "skipped"
+                 else r"[A-Z][a-z][^(]* \(p217-2007/[a-z-]+/[\d.]+(?: and \d+ more)?\)")
+        assert re.fullmatch(title, result["name"]), result["name"]
         pairs = [(label["name"], label["value"]) for label in result["labels"]]
         assert len(pairs) == len(set(pairs)), pairs  # each label once
         assert [name for name, _ in pairs].count("epic") == 1 and ("feature", "p217-2007/roleta-francesa") in pairs
@@ -208,3 +218,13 @@ def test_result_files_inside_the_run_are_signed_with_it_and_an_unwritable_one_is
     assert "results.json" in {entry["path"] for entry in manifest["files"]}
     assert verify_run(run, key.public).intact
     assert not list(run.glob(".results.json.tmp-*"))
+
+
+def test_a_test_that_measured_nothing_is_titled_by_its_name_and_first_clause() -> None:
+    from bench.allure_labels import plain_test_name, unmeasured_title
+
+    clauses = ["p217-2007/roleta-francesa/13", "p217-2007/roleta-francesa/2", "p217-2007/roleta-americana/9"]
+    title = unmeasured_title(clauses, plain_test_name("test_launch_alternation_and_counter_rotation"))
+    assert title == "Launch alternation and counter rotation (p217-2007/roleta-francesa/13 and 2 more)"
+    assert _title_clauses(title) == ({"p217-2007/roleta-francesa/13"}, 2)
+    assert unmeasured_title(clauses[:1], "Ball launch") == "Ball launch (p217-2007/roleta-francesa/13)"
