@@ -22,6 +22,20 @@ def plain_test_name(name: str) -> str:
     return f"{text} [{parameters}" if bracket else text
 
 
+SUITES_TITLE = "Certification suites"
+"""The allure parent suite of every test of the bench's suites (the clauses no test examined are apart)."""
+
+
+def suite_title(module_doc: str | None, module_name: str) -> str:
+    """A suite module's allure suite: its docstring's subject (``Certification suite: roulette wheels (...)`` ->
+    ``Roulette wheels``), else its plain name."""
+    first = (module_doc or "").strip().splitlines()[0] if (module_doc or "").strip() else ""
+    subject = re.split(r" \(|[,.;]", first.partition(":")[2].strip())[0].strip() if ":" in first else ""
+    if not subject:
+        return plain_test_name(module_name.rpartition(".")[2])
+    return subject[:1].upper() + subject[1:]
+
+
 def natural_order(clause_id: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key of a clause id with its numbers compared as numbers (``.../2`` before ``.../13``)."""
     return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", clause_id))

@@ -156,6 +156,8 @@ def test_allure_results_read_as_a_report(biased: FinishedRun) -> None:
         pairs = [(label["name"], label["value"]) for label in result["labels"]]
         assert len(pairs) == len(set(pairs)), pairs  # each label once
         assert [name for name, _ in pairs].count("epic") == 1 and ("feature", "p217-2007/roleta-francesa") in pairs
+        assert ("parentSuite", "Certification suites") in pairs and ("suite", "Roulette wheels") in pairs
+        assert [name for name, _ in pairs].count("suite") == 1  # not the module's name beside it
         stories = {value for name, value in pairs if name == "story"}
         named_ids, more = _title_clauses(result["name"])
         assert named_ids <= stories and len(stories) == len(named_ids) + more
@@ -228,3 +230,13 @@ def test_a_test_that_measured_nothing_is_titled_by_its_name_and_first_clause() -
     assert title == "Launch alternation and counter rotation (p217-2007/roleta-francesa/13 and 2 more)"
     assert _title_clauses(title) == ({"p217-2007/roleta-francesa/13"}, 2)
     assert unmeasured_title(clauses[:1], "Ball launch") == "Ball launch (p217-2007/roleta-francesa/13)"
+
+
+def test_a_suite_is_filed_in_allure_under_the_equipment_it_certifies() -> None:
+    from bench.allure_labels import suite_title
+
+    doc = "Certification suite: roulette wheels (Portaria 217/2007, roleta francesa and roleta americana).\n\nMore."
+    assert suite_title(doc, "suites.test_roulette") == "Roulette wheels"
+    assert suite_title("Certification suite: a game's RNG, through its interface.", "x") == "A game's RNG"
+    assert suite_title(None, "suites.test_cussec_dome") == "Cussec dome"
+    assert suite_title("No subject here", "suites.test_slot") == "Slot"
