@@ -1,0 +1,292 @@
+"""The arena and the dice bodies in one frame: the first stage of the staged dice pipeline.
+
+Method, at a working resolution (the frame averaged down to ``work_long_side_px`` on its longer side):
+
+1. The table's colour is modelled in CIE Lab on a coarse grid of cells: first the median of the cells'
+   averages over a window of cells (dice cover under half of it), then again as the average of the
+   pixels not taken for dice, so a cluster of dice does not tint the model. The model follows the
+   light's gradient, a tinted cloth, a tray's floor and its walls.
+2. A pixel's difference from the table is its Lab distance from the model, with a darkening counted
+   at ``shadow_weight`` (a shadow keeps the table's hue) and a change of colour at ``chroma_weight``.
+   The threshold follows the frame: a multiple of the median difference (the table's own grain),
+   within ``min_difference`` .. ``max_difference``. Nothing here knows the dice's colour: white,
+   black, red, marbled or translucent dice all differ from the table.
+3. The arena is the connected set of cells whose colour is the table's (its median near the frame's
+   centre), as a convex polygon; the whole frame when that set is small.
+4. The mask is closed, its holes (pips) filled, and the die's edge estimated from the bodies that
+   look like one die (square-ish, filling their rectangle): their rectangles' shorter side. Strips
+   narrower than a share of that edge (a tray's wall meeting its floor) are opened out, and what is
+   left that is at least a share of a die's area and lies in the arena is a body.
+
+A body may hold one die, several touching dice, a die with its shadow or side face, or no die at
+all (a glare spot, a stain): the next stage (:mod:`vision.dice_proposals`) proposes die squares per
+body, and the reader decides what each is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.dice_stage_config import DiceStageConfig
+from vision.frame import check_image
+
+_NOISE_SAMPLE_STEP = 3
+"""The frame's median difference is taken over every third pixel of every third row (an estimate of a
+median needs no more)."""
+
+
+@dataclass(frozen=True)
+class TableColour:
+    """The table's colour under the frame's light: Lab (OpenCV's 8-bit scaling) on a grid of cells."""
+
+    cells_lab: np.ndarray = field(repr=False)
+    """(rows, columns, 3) float32, one Lab colour per cell."""
+    cell_px: float
+    """A cell's side in frame pixels."""
+    arena_lab: tuple[float, float, float]
+    """The arena's own colour (the cells' median near the frame's centre)."""
+    threshold: float
+    """The Lab difference from the table above which a pixel was taken for a die."""
+
+
+@dataclass(frozen=True)
+class Body:
+    """One connected region that differs from the table: one die, touching dice, a die and its shadow, or none."""
+
+    contour_px: np.ndarray = field(repr=False)
+    """(N, 2) float32 outline in frame pixels."""
+    area_px: float
+    """Area inside the outline, frame pixels."""
+    rect: tuple[tuple[float, float], tuple[float, float], float]
+    """``cv2.minAreaRect`` of the outline, frame pixels: centre, (width, height), angle in degrees."""
+    bbox: tuple[int, int, int, int]
+    """x, y, width, height in frame pixels (the outline's bounding box)."""
+    label: int
+    """The body's value in :attr:`Bodies.labels`."""
+
+    @property
+    def centre_px(self) -> tuple[float, float]:
+        """Centre of the body's rectangle, frame pixels."""
+        return self.rect[0]
+
+
+@dataclass(frozen=True)
+class Bodies:
+    """What the first stage found in a frame."""
+
+    bodies: tuple[Body, ...]
+    arena_px: np.ndarray = field(repr=False)
+    """(N, 2) float32 convex polygon of the arena, frame pixels."""
+    table: TableColour
+    die_edge_px: float
+    """The die's edge in frame pixels: estimated from the bodies that look like one die, else the configured
+    size, else the typical body's size."""
+    labels: np.ndarray = field(repr=False)
+    """int32 image at the working resolution: 0 on the table, body ``label`` on its body."""
+    scale: float
+    """Working resolution over frame resolution (a frame pixel at ``x`` is at ``x * scale`` in :attr:`labels`)."""
+    frame_size: tuple[int, int]
+    """The frame's width and height, pixels."""
+
+    def body_mask(self, body: Body) -> np.ndarray:
+        """uint8 mask (working resolution), 255 on ``body``."""
+        return np.where(self.labels == body.label, 255, 0).astype(np.uint8)
+
+
+def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bodies:
+    """The arena, the table's colour and the dice bodies of a BGR (or grey) uint8 frame."""
+    cfg = config or DiceStageConfig()
+    image = check_image(image)
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    height, width = image.shape[:2]
+    scale = min(1.0, cfg.work_long_side_px / max(height, width))
+    size = (max(round(width * scale), 16), max(round(height * scale), 16))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA) if scale < 1.0 else image
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    grid = (max(size[0] // cfg.table_cell_px, 3), max(size[1] // cfg.table_cell_px, 3))
+
+    cells = cv2.medianBlur(cv2.resize(lab, grid, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
+    difference = _difference(lab, cells, cfg)
+    threshold = float(np.clip(cfg.noise_factor * np.median(difference[::_NOISE_SAMPLE_STEP, ::_NOISE_SAMPLE_STEP]),
+                              cfg.min_difference, cfg.max_difference))
+    first = cv2.compare(difference, threshold, cv2.CMP_GT)
+    refined = _table_cells(lab, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
+    arena_lab, arena_cells, arena_px = _arena(refined, cfg, size, scale)
+    cells = np.where(arena_cells[..., None] > 0, refined, cells)  # beyond the arena (a tray's wall): its own colour
+    mask = cv2.compare(_difference(lab, cells, cfg), threshold, cv2.CMP_GT)
+    pip_hole = (cfg.largest_pip_share * max(size)) ** 2
+    mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
+
+    die_edge = _die_edge(_regions(mask), scale, cfg)
+    if not arena_cells.all():  # within the arena grown by a share of the die's edge (a die against a tray's wall)
+        inside = np.zeros_like(mask)
+        cv2.fillConvexPoly(inside, np.round(arena_px * scale).astype(np.int32), 255)
+        reach = round(cfg.arena_reach_share * die_edge * scale) | 1
+        mask = cv2.bitwise_and(mask, cv2.dilate(inside, np.ones((reach, reach), np.uint8)))
+    strip = round(cfg.strip_opening_share * die_edge * scale)
+    if strip >= 2:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
+        mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), (cfg.largest_hole_share * die_edge * scale) ** 2)
+
+    labels = np.zeros(mask.shape, np.int32)
+    min_area = cfg.min_body_share * die_edge * die_edge
+    bodies: list[Body] = []
+    for contour, holes, pixels in _regions(mask):
+        area = pixels / (scale * scale)
+        if area < min_area:
+            continue
+        outline = contour.reshape(-1, 2).astype(np.float32) / scale
+        rect = cv2.minAreaRect(outline)
+        label = len(bodies) + 1
+        cv2.drawContours(labels, [contour], -1, label, thickness=cv2.FILLED)
+        if holes:
+            cv2.drawContours(labels, holes, -1, 0, thickness=cv2.FILLED)
+        x, y, w, h = cv2.boundingRect(outline)
+        bodies.append(Body(contour_px=outline, area_px=float(area), rect=rect, bbox=(x, y, w, h), label=label))
+    table = TableColour(cells_lab=cells, cell_px=cfg.table_cell_px / scale, arena_lab=arena_lab, threshold=threshold)
+    return Bodies(bodies=tuple(bodies), arena_px=arena_px, table=table, die_edge_px=die_edge, labels=labels,
+                  scale=scale, frame_size=(width, height))
+
+
+def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float]]:
+    """Each connected region of ``mask``: its outer contour, its holes' contours and its area (pixels, holes out)."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return []
+    parents = hierarchy[0][:, 3]
+    holes: dict[int, list[np.ndarray]] = {}
+    for contour, parent in zip(contours, parents, strict=True):
+        if parent >= 0:
+            holes.setdefault(int(parent), []).append(contour)
+    regions = []
+    for index, (contour, parent) in enumerate(zip(contours, parents, strict=True)):
+        if parent < 0:
+            inner = holes.get(index, [])
+            area = cv2.contourArea(contour) - sum(cv2.contourArea(hole) for hole in inner)
+            regions.append((contour, inner, area))
+    return regions
+
+
+def _difference(lab: np.ndarray, cells: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
+    """Each pixel's weighted Lab distance from the table model ``cells`` (float32, working resolution)."""
+    table = cv2.resize(cells, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
+    delta = cv2.subtract(lab, table)
+    lightness, a, b = cv2.split(delta)
+    lightness = np.where(lightness < 0, lightness * np.float32(cfg.shadow_weight), lightness)
+    chroma = cv2.add(cv2.multiply(a, a), cv2.multiply(b, b))
+    total = cv2.addWeighted(cv2.multiply(lightness, lightness), 1.0, chroma, cfg.chroma_weight ** 2, 0.0)
+    return cv2.sqrt(total)
+
+
+def _table_cells(lab: np.ndarray, dice: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+    """The table model redone as the average of the pixels not in ``dice`` (uint8, nonzero on dice) per cell;
+    cells that are nearly all dice borrow from their neighbours."""
+    table = cv2.compare(dice, 0, cv2.CMP_EQ)
+    weight = cv2.resize((table // 255).astype(np.float32), grid, interpolation=cv2.INTER_AREA)
+    total = cv2.resize(cv2.bitwise_and(lab, lab, mask=table), grid, interpolation=cv2.INTER_AREA)
+    for _ in range(8):
+        empty = cv2.compare(weight, 0.25, cv2.CMP_LT)
+        if not cv2.countNonZero(empty):
+            break
+        weight = cv2.copyTo(cv2.blur(weight, (3, 3)), empty, weight)
+        total = cv2.copyTo(cv2.blur(total, (3, 3)), empty, total)
+    return total / cv2.max(weight, 1e-3)[..., None]
+
+
+def _filled(mask: np.ndarray, largest_hole: float) -> np.ndarray:
+    """``mask`` (uint8, 0/255) with its holes of at most ``largest_hole`` px filled (a die's pips are its own;
+    the table enclosed by a ring of dice, or by a tray's wall, is not)."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    if not contours:
+        return filled
+    parents = hierarchy[0][:, 3]
+    outer = [c for c, parent in zip(contours, parents, strict=True) if parent < 0]
+    cv2.drawContours(filled, outer, -1, 255, thickness=cv2.FILLED)
+    holes = [c for c, parent in zip(contours, parents, strict=True) if parent >= 0 and cv2.contourArea(c) > largest_hole]
+    if holes:
+        cv2.drawContours(filled, holes, -1, 0, thickness=cv2.FILLED)
+        cv2.drawContours(filled, holes, -1, 255, thickness=1)
+    return filled
+
+
+def _arena(cells: np.ndarray, cfg: DiceStageConfig, size: tuple[int, int],
+           scale: float) -> tuple[tuple[float, float, float], np.ndarray, np.ndarray]:
+    """The arena's colour, its cells (uint8 grid, 1 in the arena) and its convex polygon (frame px).
+
+    The arena is grown from the cell nearest the frame's centre that has the table's colour (the cells'
+    median over the frame's central half), cell to neighbouring cell while the colour changes by at most
+    ``arena_colour_distance`` per channel: it follows a light's gradient but stops at a tray's wall, the
+    cloth's border, the desk's edge. An arena under ``min_arena_share`` of the frame is the whole frame.
+    """
+    rows, columns = cells.shape[:2]
+    centre = cells[rows // 4: rows - rows // 4, columns // 4: columns - columns // 4]
+    colour = np.median(centre.reshape(-1, 3), axis=0).astype(np.float32)
+    width, height = size
+    whole = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32) / scale
+    distance = np.linalg.norm(cells - colour, axis=2)
+    distance[distance > cfg.arena_colour_distance] = np.inf
+    ys, xs = np.mgrid[0:rows, 0:columns]
+    distance += 1e-3 * np.hypot(ys - rows / 2, xs - columns / 2)
+    seed_row, seed_column = np.unravel_index(int(np.argmin(distance)), distance.shape)
+    arena = np.ones((rows, columns), np.uint8)
+    if np.isfinite(distance[seed_row, seed_column]):
+        fill = np.zeros((rows + 2, columns + 2), np.uint8)
+        tolerance = (cfg.arena_step_distance,) * 3
+        cv2.floodFill(np.clip(cells, 0, 255).astype(np.uint8), fill, (int(seed_column), int(seed_row)), 0,
+                      tolerance, tolerance, 4 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
+        grown = fill[1:-1, 1:-1]
+        if int(grown.sum()) >= cfg.min_arena_share * rows * columns:
+            arena = grown
+    if arena.all():
+        return (float(colour[0]), float(colour[1]), float(colour[2])), arena, whole
+    ys, xs = np.nonzero(arena)
+    corners = np.concatenate([np.stack([xs + dx, ys + dy], axis=1) for dx in (0, 1) for dy in (0, 1)])
+    cell = np.array([width / columns, height / rows], np.float32)
+    hull = cv2.convexHull((corners * cell).astype(np.float32)).reshape(-1, 2)
+    return (float(colour[0]), float(colour[1]), float(colour[2])), arena, hull / scale
+
+
+def _table_beyond_arena(cells: np.ndarray, arena: np.ndarray) -> np.ndarray:
+    """``cells`` with every cell outside ``arena`` (a tray's wall, dice too many to see the table between)
+    taking the colour of the nearest arena cell."""
+    if arena.all():
+        return cells
+    _, nearest = cv2.distanceTransformWithLabels(1 - arena, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
+    ys, xs = np.nonzero(arena)
+    order = np.zeros(len(ys) + 1, np.int64)
+    # the labels number the arena's cells in row-major order, from 1
+    source = (ys * cells.shape[1] + xs)
+    order[1:] = source
+    return cells.reshape(-1, 3)[order[nearest.ravel()]].reshape(cells.shape)
+
+
+def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: float,
+              cfg: DiceStageConfig) -> float:
+    """The die's edge (frame px) from the ``regions`` (working resolution) that look like one die."""
+    least = cfg.min_die_edge_px * scale
+    sides: list[float] = []
+    areas: list[float] = []
+    for contour, _, area in regions:
+        if area < least * least:
+            continue
+        (_, (w, h), _) = cv2.minAreaRect(contour)
+        areas.append(area)
+        short, long = min(w, h), max(w, h)
+        if long <= cfg.single_body_aspect * short and area >= cfg.single_body_fill * w * h:
+            sides.append(short)
+    if sides:
+        edge = cfg.body_edge_to_die_edge * float(np.median(sides)) / scale
+    elif cfg.die_edge_px is not None:
+        edge = 0.5 * (cfg.die_edge_px[0] + cfg.die_edge_px[1])
+    elif areas:
+        edge = cfg.body_edge_to_die_edge * float(np.sqrt(np.median(areas))) / scale
+    else:
+        edge = cfg.min_die_edge_px
+    if cfg.die_edge_px is not None:
+        edge = float(np.clip(edge, *cfg.die_edge_px))
+    return max(edge, cfg.min_die_edge_px)

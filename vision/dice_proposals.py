@@ -1,0 +1,216 @@
+"""Candidate die squares per body: the second stage of the staged dice pipeline.
+
+For each body of :mod:`vision.dice_bodies` a few squares (:class:`vision.die_crop.DieSquare`) are
+proposed where a die's up face may be; the per-die reader reads each one's crop (and may call it
+"not a flat readable die"), and a later stage keeps the one set of readings that explains every body.
+So proposals are generous, but every die must get one close to it, and a body gets few (at most
+``max_proposals_per_body``). Three cues, strongest first:
+
+1. Pips: dark or light round spots within the body (a morphological black-hat and top-hat at a scale
+   tied to the die's edge) linked to their near neighbours into faces. A canonical face's pips are
+   symmetric about its centre, so the centre of their span is the face's centre even when the body's
+   mask is poor (a translucent or marbled die, a die against a tray's wall, a die joined to its shadow).
+2. The body's outline: a body of one die's area gives its rectangle's square, and when the rectangle
+   is elongated (a side face or a shadow joined to the die) a square at each end of it.
+3. Touching dice: a body of ``n`` dice's area is cut into ``n`` parts by k-means over its pixels and
+   by the peaks of its distance to the table; each part's centre gives a square.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.dice_bodies import Bodies, Body
+from vision.dice_stage_config import DiceStageConfig
+from vision.die_crop import DieSquare
+from vision.frame import check_image
+
+_PIP_WORK_EDGE_PX = 24.0
+"""Pips are sought in the body's region scaled (never enlarged) so that a die's edge spans about this many
+pixels: pips are then 2 to 8 px across, enough to tell a round spot, and the hats stay small."""
+_KMEANS_CRITERIA = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5)
+
+
+@dataclass(frozen=True)
+class BodyProposals:
+    """The squares proposed for one body, strongest cue first."""
+
+    body: Body
+    squares: tuple[DieSquare, ...]
+    dice_by_area: int
+    """How many dice the body's area holds (at least 1)."""
+
+
+def propose_squares(image: np.ndarray, bodies: Bodies, config: DiceStageConfig | None = None
+                    ) -> tuple[BodyProposals, ...]:
+    """The proposed die squares of each body of ``bodies`` found in ``image`` (the same BGR or grey frame)."""
+    cfg = config or DiceStageConfig()
+    image = check_image(image)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if (grey.shape[1], grey.shape[0]) != bodies.frame_size:
+        raise ValueError(f"the image ({grey.shape[1]}x{grey.shape[0]} px) is not the frame the bodies were found in")
+    return tuple(_body_proposals(grey, bodies, body, cfg) for body in bodies.bodies)
+
+
+def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig) -> BodyProposals:
+    edge = bodies.die_edge_px
+    one_die_area = (edge / cfg.body_edge_to_die_edge) ** 2
+    dice = int(np.clip(round(body.area_px / one_die_area), 1, cfg.max_dice_per_body))
+    (cx, cy), (w, h), angle = body.rect
+    turn = angle % 90.0
+    found: list[DieSquare] = list(_pip_faces(grey, bodies, body, cfg, turn))
+    short, long = min(w, h), max(w, h)
+    if dice == 1:
+        low, high = cfg.edge_range_share
+        side = float(np.clip(cfg.body_edge_to_die_edge * short, low * edge, high * edge))
+        found.append(DieSquare((cx, cy), side, turn))
+        if long > 1.25 * short:  # a side face or shadow joined along the rectangle's length: a square at each end
+            theta = math.radians(angle if w >= h else angle + 90.0)
+            reach = (long - side) / 2.0
+            for sign in (1.0, -1.0):
+                found.append(DieSquare((cx + sign * reach * math.cos(theta), cy + sign * reach * math.sin(theta)),
+                                       side, turn))
+        found.append(DieSquare((cx, cy), edge, turn))
+    else:
+        found.extend(DieSquare(centre, edge, turn) for centre in _part_centres(bodies, body, dice, edge))
+    return BodyProposals(body=body, squares=_distinct(found, cfg), dice_by_area=dice)
+
+
+def _distinct(squares: list[DieSquare], cfg: DiceStageConfig) -> tuple[DieSquare, ...]:
+    """``squares`` without near-duplicates (the earlier kept), at most ``max_proposals_per_body``."""
+    kept: list[DieSquare] = []
+    for square in squares:
+        if any(math.dist(square.centre_px, other.centre_px) < cfg.duplicate_distance_share * other.edge_px
+               and abs(square.edge_px / other.edge_px - 1.0) < 0.15 for other in kept):
+            continue
+        kept.append(square)
+        if len(kept) == cfg.max_proposals_per_body:
+            break
+    return tuple(kept)
+
+
+def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float) -> list[tuple[float, float]]:
+    """Centres (frame px) of the parts of a body of ``dice`` touching dice: the peaks of its distance to the table,
+    then k-means over its pixels."""
+    x, y, w, h = (round(v * bodies.scale) for v in body.bbox)
+    window = (bodies.labels[y:y + h + 1, x:x + w + 1] == body.label).astype(np.uint8)
+    if window.size == 0 or not window.any():
+        return []
+    centres: list[tuple[float, float]] = []
+    distance = cv2.distanceTransform(window, cv2.DIST_L2, 3)
+    peaks = cv2.compare(distance, cv2.dilate(distance, np.ones((3, 3), np.uint8)), cv2.CMP_GE)
+    peaks = cv2.bitwise_and(peaks, cv2.compare(distance, 0.3 * edge * bodies.scale, cv2.CMP_GE))
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-distance[ys, xs])
+    chosen: list[tuple[float, float]] = []
+    for index in order:
+        point = (float(xs[index]), float(ys[index]))
+        if all(math.dist(point, other) >= 0.6 * edge * bodies.scale for other in chosen):
+            chosen.append(point)
+        if len(chosen) == dice:
+            break
+    centres.extend(((px + x) / bodies.scale, (py + y) / bodies.scale) for px, py in chosen)
+    points = cv2.findNonZero(window)
+    if points is not None and len(points) >= dice:
+        cv2.setRNGSeed(dice)
+        _, _, means = cv2.kmeans(points.reshape(-1, 2).astype(np.float32), dice, None, _KMEANS_CRITERIA, 2,
+                                 cv2.KMEANS_PP_CENTERS)
+        centres.extend(((mx + x) / bodies.scale, (my + y) / bodies.scale) for mx, my in means)
+    return centres
+
+
+def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig, turn: float) -> list[DieSquare]:
+    """Squares of the faces whose pips are seen in ``body``: dark pips and light pips, each linked into faces."""
+    edge = bodies.die_edge_px
+    pad = round(0.2 * edge)
+    x, y, w, h = body.bbox
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + w + pad, grey.shape[1]), min(y + h + pad, grey.shape[0])
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return []
+    shrink = min(1.0, _PIP_WORK_EDGE_PX / edge)
+    region = grey[y0:y1, x0:x1]
+    if shrink < 1.0:
+        region = cv2.resize(region, (max(round((x1 - x0) * shrink), 4), max(round((y1 - y0) * shrink), 4)),
+                            interpolation=cv2.INTER_AREA)
+    inside = _body_window(bodies, body, (x0, y0), region.shape, shrink)
+    hat = max(3, round(cfg.pip_hat_share * edge * shrink)) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hat, hat))
+    squares: list[DieSquare] = []
+    for operation in (cv2.MORPH_BLACKHAT, cv2.MORPH_TOPHAT):
+        spots = cv2.bitwise_and(cv2.morphologyEx(region, operation, kernel), inside)
+        pips = _pips(spots, edge * shrink, cfg)
+        for face in _faces(pips, edge * shrink, cfg):
+            centre = ((face[0][0] + x0 * shrink) / shrink, (face[0][1] + y0 * shrink) / shrink)
+            squares.append(DieSquare(centre, edge, face[1] if face[1] is not None else turn))
+    return squares
+
+
+def _body_window(bodies: Bodies, body: Body, origin: tuple[int, int], shape: tuple[int, ...],
+                 shrink: float) -> np.ndarray:
+    """uint8 mask (255 on the body, grown by a little) over the region at ``origin`` (frame px) of ``shape``."""
+    ratio = bodies.scale / shrink
+    xs = np.clip(((np.arange(shape[1]) + 0.5) / shrink + origin[0]) * bodies.scale, 0, bodies.labels.shape[1] - 1)
+    ys = np.clip(((np.arange(shape[0]) + 0.5) / shrink + origin[1]) * bodies.scale, 0, bodies.labels.shape[0] - 1)
+    window = (bodies.labels[np.ix_(ys.astype(np.intp), xs.astype(np.intp))] == body.label).astype(np.uint8) * 255
+    grow = max(3, round(2 / ratio) | 1)
+    return cv2.dilate(window, np.ones((grow, grow), np.uint8))
+
+
+def _pips(spots: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
+    """(N, 2) centres of the round spots of the hat image ``spots`` sized like a die of ``edge`` px's pips."""
+    strongest = float(spots.max()) if spots.size else 0.0
+    if strongest < cfg.pip_min_contrast:
+        return np.empty((0, 2), np.float32)
+    level = max(cfg.pip_min_contrast, cfg.pip_contrast_share * strongest)
+    binary = cv2.compare(spots, level, cv2.CMP_GE)
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    low, high = cfg.pip_diameter_share[0] * edge, cfg.pip_diameter_share[1] * edge
+    keep = []
+    for index in range(1, count):
+        w, h, area = stats[index, cv2.CC_STAT_WIDTH], stats[index, cv2.CC_STAT_HEIGHT], stats[index, cv2.CC_STAT_AREA]
+        if not (low <= max(w, h) <= high and max(w, h) <= 2.0 * min(w, h)):
+            continue
+        if area < cfg.pip_roundness * math.pi / 4.0 * w * h:
+            continue
+        keep.append(index)
+    return centroids[keep].astype(np.float32)
+
+
+def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[tuple[float, float], float | None]]:
+    """Pips linked to their near neighbours into faces: each face's centre (its pips' span's middle) and turn
+    (``None`` when its pips do not show it)."""
+    count = len(pips)
+    if count == 0:
+        return []
+    group = list(range(count))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    link = cfg.pip_link_share * edge
+    for i in range(count):
+        for j in range(i + 1, count):
+            if math.dist(pips[i], pips[j]) <= link:
+                group[root(i)] = root(j)
+    faces = []
+    for leader in {root(i) for i in range(count)}:
+        members = pips[[i for i in range(count) if root(i) == leader]]
+        if len(members) > 6:
+            continue
+        low, high = members.min(axis=0), members.max(axis=0)
+        if float(np.hypot(*(high - low))) > cfg.max_face_spread_share * edge:
+            continue
+        turn = None
+        if len(members) >= 2:
+            (_, (w, h), angle) = cv2.minAreaRect(members)
+            turn = (angle + 45.0) % 90.0 if min(w, h) < 0.15 * edge else angle % 90.0
+        faces.append(((float(low[0] + high[0]) / 2.0, float(low[1] + high[1]) / 2.0), turn))
+    return faces

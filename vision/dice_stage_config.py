@@ -1,0 +1,107 @@
+"""The settings of the staged dice pipeline's first stages, in one place.
+
+:mod:`vision.dice_bodies` (the arena and the dice bodies in a frame) and :mod:`vision.dice_proposals`
+(candidate die squares per body) read every number they use from :class:`DiceStageConfig`; a lab
+with its own camera changes them here, never in the stages' code. Sizes given as a share of the
+die's edge follow the die's size in the frame; sizes in working pixels are at the stage's working
+resolution (the frame scaled so that its longer side is ``work_long_side_px``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DiceStageConfig:
+    """Settings of the body and proposal stages (defaults hold for 640 x 480 webcam and 640 x 640 phone frames)."""
+
+    # ---- working resolution and the table's colour model (vision.dice_bodies)
+    work_long_side_px: int = 320
+    """The frame is scaled (averaging) so that its longer side has this many pixels before bodies are sought."""
+    table_cell_px: int = 8
+    """The table's colour is modelled on a grid of cells of this many working pixels a side."""
+    table_median_cells: int = 5
+    """Window (cells, 3 or 5) of the median that makes the first table model: dice cover under half of it."""
+    shadow_weight: float = 0.45
+    """Share of a darkening (Lab lightness below the table's) counted towards a pixel's difference: shadows are
+    darker but keep the table's hue, so they count for less than a brightening or a change of colour."""
+    chroma_weight: float = 1.5
+    """Weight of the change of colour (Lab a, b) against the change of lightness in a pixel's difference."""
+    noise_factor: float = 4.0
+    """A pixel is a die's when its difference from the table exceeds this many times the frame's median
+    difference (the table's own texture and noise) ..."""
+    min_difference: float = 9.0
+    """... and at least this much (Lab units) ..."""
+    max_difference: float = 22.0
+    """... a threshold that is never raised above this (a busy frame does not hide its dice)."""
+    arena_colour_distance: float = 25.0
+    """The arena is grown from a cell within this Lab distance of the table's colour (its median over the
+    frame's central half) ..."""
+    arena_step_distance: float = 7.0
+    """... to each neighbouring cell whose colour differs by at most this much per Lab channel (a light's
+    gradient, not a tray's wall); its convex hull is the arena polygon."""
+    arena_reach_share: float = 0.4
+    """Bodies are sought within the arena grown by this share of the die's edge (a die against a tray's wall,
+    whose top the camera sees over the wall)."""
+    min_arena_share: float = 0.15
+    """An arena covering less of the frame than this is not trusted: the whole frame is taken instead."""
+
+    # ---- bodies
+    largest_pip_share: float = 0.035
+    """Before the die's size is known, holes in the mask up to this share of the frame's longer side (squared)
+    are filled: a die's pips, not the table inside a tray's wall."""
+    largest_hole_share: float = 0.5
+    """Once the die's size is known, holes up to this share of its edge (squared) are filled."""
+    die_edge_px: tuple[float, float] | None = None
+    """The die's edge in frame pixels (least, most) when the bench knows the scale; ``None``: estimated."""
+    min_die_edge_px: float = 10.0
+    """No die is smaller than this (frame px): the smallest body kept and the floor of the estimated edge."""
+    min_body_share: float = 0.3
+    """A body smaller than this share of a die's area is a speck, not a die."""
+    strip_opening_share: float = 0.35
+    """Structures narrower than this share of the die's edge (the lines where the tray's wall meets its floor,
+    a cable's edge) are opened out of the mask."""
+    single_body_aspect: float = 1.6
+    """A body whose rectangle is at most this elongated and fills it well counts towards the die's size."""
+    single_body_fill: float = 0.84
+    """Least share of its rectangle a body must fill to count towards the die's size."""
+    body_edge_to_die_edge: float = 0.92
+    """A single die's body includes a sliver of side face: its rectangle's shorter side times this is the edge."""
+
+    # ---- proposals (vision.dice_proposals)
+    max_proposals_per_body: int = 8
+    """At most this many squares are proposed for one body (a body of more dice than this gets one per die)."""
+    duplicate_distance_share: float = 0.25
+    """Two squares whose centres are closer than this share of the edge (and of like size) are one proposal."""
+    edge_range_share: tuple[float, float] = (0.7, 1.35)
+    """A body's rectangle side is taken as its die's edge only within this share of the estimated edge."""
+    max_dice_per_body: int = 8
+    """A body is never split into more dice than this."""
+    pip_diameter_share: tuple[float, float] = (0.07, 0.34)
+    """A pip's diameter lies within this share of the die's edge."""
+    pip_min_contrast: float = 22.0
+    """Least difference of a pip from the die around it (grey levels, after the morphological hat)."""
+    pip_contrast_share: float = 0.45
+    """A pip stands out at least this share of the strongest spot's contrast in its body."""
+    pip_hat_share: float = 0.45
+    """Size of the morphological hat that finds pips, as a share of the die's edge."""
+    pip_link_share: float = 0.42
+    """Pips of one face stand at most this share of the edge from their nearest neighbour in the face."""
+    max_face_spread_share: float = 0.95
+    """A face's pips span at most this share of the edge (larger groups hold pips of several dice)."""
+    pip_roundness: float = 0.45
+    """Least area of a pip over the area of its bounding box's ellipse ... (streaks, letters, edges are not)."""
+
+    def __post_init__(self) -> None:
+        if self.work_long_side_px < 64:
+            raise ValueError(f"work_long_side_px must be at least 64, got {self.work_long_side_px}")
+        if self.table_median_cells not in (3, 5):
+            raise ValueError(f"table_median_cells must be 3 or 5, got {self.table_median_cells}")
+        if not 0 < self.min_difference <= self.max_difference:
+            raise ValueError(f"need 0 < min_difference <= max_difference, got {self.min_difference}, "
+                             f"{self.max_difference}")
+        if self.die_edge_px is not None and not 0 < self.die_edge_px[0] <= self.die_edge_px[1]:
+            raise ValueError(f"die_edge_px must be (least, most) with 0 < least <= most, got {self.die_edge_px}")
+        if self.max_proposals_per_body < 1:
+            raise ValueError(f"max_proposals_per_body must be at least 1, got {self.max_proposals_per_body}")
