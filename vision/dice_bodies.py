@@ -201,16 +201,12 @@ def _filled(mask: np.ndarray, largest_hole: float) -> np.ndarray:
     """``mask`` (uint8, 0/255) with its holes of at most ``largest_hole`` px filled (a die's pips are its own;
     the table enclosed by a ring of dice, or by a tray's wall, is not)."""
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    filled = np.zeros_like(mask)
-    if not contours:
-        return filled
-    parents = hierarchy[0][:, 3]
-    outer = [c for c, parent in zip(contours, parents, strict=True) if parent < 0]
-    cv2.drawContours(filled, outer, -1, 255, thickness=cv2.FILLED)
-    holes = [c for c, parent in zip(contours, parents, strict=True) if parent >= 0 and cv2.contourArea(c) > largest_hole]
-    if holes:
-        cv2.drawContours(filled, holes, -1, 0, thickness=cv2.FILLED)
-        cv2.drawContours(filled, holes, -1, 255, thickness=1)
+    filled = mask.copy()
+    if contours:
+        parents = hierarchy[0][:, 3]
+        holes = [c for c, parent in zip(contours, parents, strict=True)
+                 if parent >= 0 and cv2.contourArea(c) <= largest_hole]
+        cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
     return filled
 
 
@@ -278,7 +274,9 @@ def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: 
         areas.append(area)
         short, long = min(w, h), max(w, h)
         if long <= cfg.single_body_aspect * short and area >= cfg.single_body_fill * w * h:
-            sides.append(short)
+            edge = cfg.body_edge_to_die_edge * short / scale
+            if cfg.die_edge_px is None or cfg.die_edge_px[0] <= edge <= cfg.die_edge_px[1]:
+                sides.append(short)
     if sides:
         edge = cfg.body_edge_to_die_edge * float(np.median(sides)) / scale
     elif cfg.die_edge_px is not None:

@@ -200,17 +200,38 @@ def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[tu
         for j in range(i + 1, count):
             if math.dist(pips[i], pips[j]) <= link:
                 group[root(i)] = root(j)
-    faces = []
+    faces: list[tuple[tuple[float, float], float | None]] = []
     for leader in {root(i) for i in range(count)}:
         members = pips[[i for i in range(count) if root(i) == leader]]
-        if len(members) > 6:
-            continue
-        low, high = members.min(axis=0), members.max(axis=0)
-        if float(np.hypot(*(high - low))) > cfg.max_face_spread_share * edge:
-            continue
-        turn = None
-        if len(members) >= 2:
-            (_, (w, h), angle) = cv2.minAreaRect(members)
-            turn = (angle + 45.0) % 90.0 if min(w, h) < 0.15 * edge else angle % 90.0
-        faces.append(((float(low[0] + high[0]) / 2.0, float(low[1] + high[1]) / 2.0), turn))
+        faces.extend(_split_faces(members, edge, cfg))
     return faces
+
+
+def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[tuple[float, float], float | None]]:
+    """The faces of one group of linked pips: the group itself when it can be one face, else the first split by
+    k-means (2, 3, ... parts) whose every part can be (pips of touching dice link across their edges)."""
+    if _one_face(pips, edge, cfg):
+        return [_face(pips, edge)]
+    for parts in range(2, min(len(pips), cfg.max_dice_per_body) + 1):
+        cv2.setRNGSeed(parts)
+        _, labels, _ = cv2.kmeans(pips, parts, None, _KMEANS_CRITERIA, 3, cv2.KMEANS_PP_CENTERS)
+        groups = [pips[labels.ravel() == part] for part in range(parts)]
+        if all(len(group) and _one_face(group, edge, cfg) for group in groups):
+            return [_face(group, edge) for group in groups]
+    return []
+
+
+def _one_face(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> bool:
+    """True when ``pips`` can be one face's: at most six, spanning at most ``max_face_spread_share`` of the edge."""
+    return len(pips) <= 6 and float(np.hypot(*(pips.max(axis=0) - pips.min(axis=0)))) <= cfg.max_face_spread_share * edge
+
+
+def _face(pips: np.ndarray, edge: float) -> tuple[tuple[float, float], float | None]:
+    """A face's centre (the middle of its pips' span: a canonical face is symmetric about its centre) and turn
+    (``None`` for a single pip; a face whose pips lie on a line, a two or a three, is turned 45 degrees from it)."""
+    low, high = pips.min(axis=0), pips.max(axis=0)
+    turn = None
+    if len(pips) >= 2:
+        (_, (w, h), angle) = cv2.minAreaRect(pips)
+        turn = (angle + 45.0) % 90.0 if min(w, h) < 0.15 * edge else angle % 90.0
+    return (float(low[0] + high[0]) / 2.0, float(low[1] + high[1]) / 2.0), turn

@@ -86,10 +86,11 @@ class DiceStageConfig:
     """A pip stands out at least this share of the strongest spot's contrast in its body."""
     pip_hat_share: float = 0.45
     """Size of the morphological hat that finds pips, as a share of the die's edge."""
-    pip_link_share: float = 0.42
-    """Pips of one face stand at most this share of the edge from their nearest neighbour in the face."""
-    max_face_spread_share: float = 0.95
-    """A face's pips span at most this share of the edge (larger groups hold pips of several dice)."""
+    pip_link_share: float = 0.78
+    """Pips of one face stand at most this share of the edge from their nearest neighbour in the face (a two's
+    pips lie on the diagonal, about 0.7 of the edge apart); a group spanning more is split by k-means."""
+    max_face_spread_share: float = 0.85
+    """A face's pips' centres span at most this share of the edge (a larger group holds several dice's pips)."""
     pip_roundness: float = 0.45
     """Least area of a pip over the area of its bounding box's ellipse ... (streaks, letters, edges are not)."""
 
