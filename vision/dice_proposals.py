@@ -62,11 +62,12 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
     dice = int(np.clip(round(body.area_px / one_die_area), 1, cfg.max_dice_per_body))
     (cx, cy), (w, h), angle = body.rect
     turn = angle % 90.0
-    found: list[DieSquare] = list(_pip_faces(grey, bodies, body, cfg, turn))
     short, long = min(w, h), max(w, h)
+    low, high = cfg.edge_range_share
+    side = float(np.clip(cfg.body_edge_to_die_edge * short, low * edge, high * edge)) if dice == 1 else edge
+    faces = _pip_faces(grey, bodies, body, cfg, turn, edge)
+    found: list[DieSquare] = list(faces)
     if dice == 1:
-        low, high = cfg.edge_range_share
-        side = float(np.clip(cfg.body_edge_to_die_edge * short, low * edge, high * edge))
         found.append(DieSquare((cx, cy), side, turn))
         if long > 1.25 * short:  # a side face or shadow joined along the rectangle's length: a square at each end
             theta = math.radians(angle if w >= h else angle + 90.0)
@@ -75,6 +76,7 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
                 found.append(DieSquare((cx + sign * reach * math.cos(theta), cy + sign * reach * math.sin(theta)),
                                        side, turn))
         found.append(DieSquare((cx, cy), edge, turn))
+        found.extend(DieSquare(face.centre_px, side, face.angle_deg) for face in faces)  # a die of its own size
     else:
         found.extend(DieSquare(centre, edge, turn) for centre in _part_centres(bodies, body, dice, edge))
     return BodyProposals(body=body, squares=_distinct(found, cfg), dice_by_area=dice)
@@ -123,10 +125,11 @@ def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float) -> list[tu
     return centres
 
 
-def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig, turn: float) -> list[DieSquare]:
-    """Squares of the faces whose pips are seen in ``body``: dark pips and light pips, each linked into faces."""
-    edge = bodies.die_edge_px
-    pad = round(0.2 * edge)
+def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig, turn: float,
+               edge: float) -> list[DieSquare]:
+    """Squares (of ``edge`` px) of the faces whose pips are seen in or beside ``body`` (a white die's top on a
+    pale table may be missing from the body, not its pips): dark pips and light pips, each linked into faces."""
+    pad = round(cfg.pip_reach_share * edge)
     x, y, w, h = body.bbox
     x0, y0 = max(x - pad, 0), max(y - pad, 0)
     x1, y1 = min(x + w + pad, grey.shape[1]), min(y + h + pad, grey.shape[0])
@@ -137,7 +140,7 @@ def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfi
     if shrink < 1.0:
         region = cv2.resize(region, (max(round((x1 - x0) * shrink), 4), max(round((y1 - y0) * shrink), 4)),
                             interpolation=cv2.INTER_AREA)
-    inside = _body_window(bodies, body, (x0, y0), region.shape, shrink)
+    inside = _body_window(bodies, body, (x0, y0), region.shape, shrink, cfg.pip_reach_share * edge * shrink)
     hat = max(3, round(cfg.pip_hat_share * edge * shrink)) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hat, hat))
     squares: list[DieSquare] = []
@@ -151,13 +154,13 @@ def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfi
 
 
 def _body_window(bodies: Bodies, body: Body, origin: tuple[int, int], shape: tuple[int, ...],
-                 shrink: float) -> np.ndarray:
-    """uint8 mask (255 on the body, grown by a little) over the region at ``origin`` (frame px) of ``shape``."""
-    ratio = bodies.scale / shrink
+                 shrink: float, reach: float) -> np.ndarray:
+    """uint8 mask (255 on the body grown by ``reach`` px) over the region at ``origin`` (frame px) of ``shape``
+    (the region's pixels: frame px times ``shrink``)."""
     xs = np.clip(((np.arange(shape[1]) + 0.5) / shrink + origin[0]) * bodies.scale, 0, bodies.labels.shape[1] - 1)
     ys = np.clip(((np.arange(shape[0]) + 0.5) / shrink + origin[1]) * bodies.scale, 0, bodies.labels.shape[0] - 1)
     window = (bodies.labels[np.ix_(ys.astype(np.intp), xs.astype(np.intp))] == body.label).astype(np.uint8) * 255
-    grow = max(3, round(2 / ratio) | 1)
+    grow = max(3, round(2 * reach) | 1)
     return cv2.dilate(window, np.ones((grow, grow), np.uint8))
 
 

@@ -80,6 +80,9 @@ class DiceStageConfig:
     """A body is never split into more dice than this."""
     pip_diameter_share: tuple[float, float] = (0.07, 0.34)
     """A pip's diameter lies within this share of the die's edge."""
+    pip_reach_share: float = 0.2
+    """Pips are sought within this share of the edge around the body (a white die's top on a pale table, a
+    translucent die's face, may be missing from the body while its pips are not)."""
     pip_min_contrast: float = 22.0
     """Least difference of a pip from the die around it (grey levels, after the morphological hat)."""
     pip_contrast_share: float = 0.45
