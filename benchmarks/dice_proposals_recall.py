@@ -5,7 +5,8 @@ For each data set this prints, for the new stages (:func:`vision.dice_bodies.fin
 (:func:`vision.dice_segment.segment_dice`, one square per body: its centroid, the square root of its
 area, its rectangle's turn): recall (the share of labelled dice with a proposal whose centre lies
 within 0.35 of the die's edge of the die's centre and whose edge is within +-30 % of the die's),
-proposals per image and per labelled die, and milliseconds per frame on one core.
+proposals per image and per labelled die, and milliseconds of processor time per frame on one core
+(processor time, not wall time: the figure holds on a machine shared with other work).
 
 Data and what a die's edge is in each:
 
@@ -186,9 +187,9 @@ def measure(scenes: Iterator[Scene], draw: Path | None) -> tuple[Tally, Tally]:
     new, old = Tally(), Tally()
     for scene in scenes:
         for tally, method in ((new, new_proposals), (old, old_bodies)):
-            start = time.perf_counter()
+            start = time.process_time()
             squares = method(scene)
-            tally.seconds += time.perf_counter() - start
+            tally.seconds += time.process_time() - start
             tally.images += 1
             tally.dice += len(scene.dice)
             tally.proposals += len(squares)

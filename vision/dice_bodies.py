@@ -106,7 +106,7 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     scale = min(1.0, cfg.work_long_side_px / max(height, width))
     size = (max(round(width * scale), 16), max(round(height * scale), 16))
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA) if scale < 1.0 else image
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab = _colour_features(small, cfg)
     grid = (max(size[0] // cfg.table_cell_px, 3), max(size[1] // cfg.table_cell_px, 3))
 
     cells = cv2.medianBlur(cv2.resize(lab, grid, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
@@ -169,6 +169,16 @@ def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float
             area = cv2.contourArea(contour) - sum(cv2.contourArea(hole) for hole in inner)
             regions.append((contour, inner, area))
     return regions
+
+
+def _colour_features(small: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
+    """Each pixel's lightness (CIE L, 0..255) and chromaticity (its blue and green shares of the sum of its
+    channels, times ``chromaticity_scale``), float32: a shadow changes the first only."""
+    pixels = small.astype(np.float32)
+    lightness = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)[..., 0].astype(np.float32)
+    total = cv2.add(cv2.transform(pixels, np.ones((1, 3), np.float32)), 1.0)
+    shares = cv2.divide(pixels[..., :2], cv2.merge([total, total]), scale=cfg.chromaticity_scale)
+    return cv2.merge([lightness, shares[..., 0], shares[..., 1]])
 
 
 def _difference(lab: np.ndarray, cells: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
@@ -240,8 +250,9 @@ def _arena(cells: np.ndarray, cfg: DiceStageConfig, size: tuple[int, int],
             arena = grown
     if arena.all():
         return (float(colour[0]), float(colour[1]), float(colour[2])), arena, whole
-    ys, xs = np.nonzero(arena)
-    corners = np.concatenate([np.stack([xs + dx, ys + dy], axis=1) for dx in (0, 1) for dy in (0, 1)])
+    outline, _ = cv2.findContours(arena, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    points = np.concatenate(outline).reshape(-1, 2)
+    corners = np.concatenate([points + (dx, dy) for dx in (0, 1) for dy in (0, 1)])  # each cell's four corners
     cell = np.array([width / columns, height / rows], np.float32)
     hull = cv2.convexHull((corners * cell).astype(np.float32)).reshape(-1, 2)
     return (float(colour[0]), float(colour[1]), float(colour[2])), arena, hull / scale

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.sparse.csgraph import connected_components
 
 from vision.dice_bodies import Bodies, Body
 from vision.dice_stage_config import DiceStageConfig
@@ -32,7 +33,7 @@ from vision.frame import check_image
 _PIP_WORK_EDGE_PX = 24.0
 """Pips are sought in the body's region scaled (never enlarged) so that a die's edge spans about this many
 pixels: pips are then 2 to 8 px across, enough to tell a round spot, and the hats stay small."""
-_KMEANS_CRITERIA = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5)
+_KMEANS_CRITERIA = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float) -> list[tu
     points = cv2.findNonZero(window)
     if points is not None and len(points) >= dice:
         cv2.setRNGSeed(dice)
-        _, _, means = cv2.kmeans(points.reshape(-1, 2).astype(np.float32), dice, None, _KMEANS_CRITERIA, 2,
+        _, _, means = cv2.kmeans(points.reshape(-1, 2).astype(np.float32), dice, None, _KMEANS_CRITERIA, 1,
                                  cv2.KMEANS_PP_CENTERS)
         centres.extend(((mx + x) / bodies.scale, (my + y) / bodies.scale) for mx, my in means)
     return centres
@@ -190,23 +191,11 @@ def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[tu
     count = len(pips)
     if count == 0:
         return []
-    group = list(range(count))
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    link = cfg.pip_link_share * edge
-    for i in range(count):
-        for j in range(i + 1, count):
-            if math.dist(pips[i], pips[j]) <= link:
-                group[root(i)] = root(j)
+    apart = np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2)
+    _, group = connected_components(apart <= cfg.pip_link_share * edge, directed=False)
     faces: list[tuple[tuple[float, float], float | None]] = []
-    for leader in {root(i) for i in range(count)}:
-        members = pips[[i for i in range(count) if root(i) == leader]]
-        faces.extend(_split_faces(members, edge, cfg))
+    for leader in np.unique(group):
+        faces.extend(_split_faces(pips[group == leader], edge, cfg))
     return faces
 
 
@@ -217,7 +206,7 @@ def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tu
         return [_face(pips, edge)]
     for parts in range(2, min(len(pips), cfg.max_dice_per_body) + 1):
         cv2.setRNGSeed(parts)
-        _, labels, _ = cv2.kmeans(pips, parts, None, _KMEANS_CRITERIA, 3, cv2.KMEANS_PP_CENTERS)
+        _, labels, _ = cv2.kmeans(pips, parts, None, _KMEANS_CRITERIA, 2, cv2.KMEANS_PP_CENTERS)
         groups = [pips[labels.ravel() == part] for part in range(parts)]
         if all(len(group) and _one_face(group, edge, cfg) for group in groups):
             return [_face(group, edge) for group in groups]

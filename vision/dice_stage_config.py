@@ -26,6 +26,8 @@ class DiceStageConfig:
     shadow_weight: float = 0.45
     """Share of a darkening (Lab lightness below the table's) counted towards a pixel's difference: shadows are
     darker but keep the table's hue, so they count for less than a brightening or a change of colour."""
+    chromaticity_scale: float = 150.0
+    """A pixel's chromaticity (its channels' shares of their sum) is scaled by this to weigh like lightness."""
     chroma_weight: float = 1.5
     """Weight of the change of colour (Lab a, b) against the change of lightness in a pixel's difference."""
     noise_factor: float = 4.0
