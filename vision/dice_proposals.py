@@ -37,6 +37,16 @@ _KMEANS_CRITERIA = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
 
 
 @dataclass(frozen=True)
+class Face:
+    """A face seen by its pips: centre and turn (``None`` for a lone pip) and the greatest distance between two of
+    its pips (``None`` for a lone pip), in the pixels they were found in."""
+
+    centre: tuple[float, float]
+    turn: float | None
+    span: float | None
+
+
+@dataclass(frozen=True)
 class BodyProposals:
     """The squares proposed for one body, strongest cue first."""
 
@@ -66,8 +76,8 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
     short, long = min(w, h), max(w, h)
     low, high = cfg.edge_range_share
     side = float(np.clip(cfg.body_edge_to_die_edge * short, low * edge, high * edge)) if dice == 1 else edge
-    faces = _pip_faces(grey, bodies, body, cfg, turn, edge)
-    found: list[DieSquare] = list(faces)
+    faces = _pip_faces(grey, bodies, body, cfg, edge)
+    found = [DieSquare(face.centre, edge, turn if face.turn is None else face.turn) for face in faces]
     if dice == 1:
         found.append(DieSquare((cx, cy), side, turn))
         if long > 1.25 * short:  # a side face or shadow joined along the rectangle's length: a square at each end
@@ -77,21 +87,26 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
                 found.append(DieSquare((cx + sign * reach * math.cos(theta), cy + sign * reach * math.sin(theta)),
                                        side, turn))
         found.append(DieSquare((cx, cy), edge, turn))
-        found.extend(DieSquare(face.centre_px, side, face.angle_deg) for face in faces)  # a die of its own size
+        found.extend(DieSquare(face.centre, side, turn if face.turn is None else face.turn) for face in faces)
     else:
         found.extend(DieSquare(centre, edge, turn) for centre in _part_centres(bodies, body, dice, edge))
-    return BodyProposals(body=body, squares=_distinct(found, cfg), dice_by_area=dice)
+    for face in faces:  # a die of another size than the frame's others: its edge from its pips' span
+        if face.span is not None and face.turn is not None:
+            own = float(np.clip(face.span / cfg.pip_span_share, low * edge, high * edge))
+            found.append(DieSquare(face.centre, own, face.turn))
+    return BodyProposals(body=body, squares=_distinct(found, cfg, cfg.max_proposals_per_body + 2 * (dice - 1)),
+                         dice_by_area=dice)
 
 
-def _distinct(squares: list[DieSquare], cfg: DiceStageConfig) -> tuple[DieSquare, ...]:
-    """``squares`` without near-duplicates (the earlier kept), at most ``max_proposals_per_body``."""
+def _distinct(squares: list[DieSquare], cfg: DiceStageConfig, most: int) -> tuple[DieSquare, ...]:
+    """``squares`` without near-duplicates (the earlier kept), at most ``most``."""
     kept: list[DieSquare] = []
     for square in squares:
         if any(math.dist(square.centre_px, other.centre_px) < cfg.duplicate_distance_share * other.edge_px
                and abs(square.edge_px / other.edge_px - 1.0) < 0.15 for other in kept):
             continue
         kept.append(square)
-        if len(kept) == cfg.max_proposals_per_body:
+        if len(kept) == most:
             break
     return tuple(kept)
 
@@ -126,10 +141,9 @@ def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float) -> list[tu
     return centres
 
 
-def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig, turn: float,
-               edge: float) -> list[DieSquare]:
-    """Squares (of ``edge`` px) of the faces whose pips are seen in or beside ``body`` (a white die's top on a
-    pale table may be missing from the body, not its pips): dark pips and light pips, each linked into faces."""
+def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig, edge: float) -> list[Face]:
+    """The faces (frame px) whose pips are seen in or beside ``body`` (a white die's top on a pale table may be
+    missing from the body, not its pips): dark pips and light pips, each linked into faces."""
     pad = round(cfg.pip_reach_share * edge)
     x, y, w, h = body.bbox
     x0, y0 = max(x - pad, 0), max(y - pad, 0)
@@ -144,14 +158,13 @@ def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfi
     inside = _body_window(bodies, body, (x0, y0), region.shape, shrink, cfg.pip_reach_share * edge * shrink)
     hat = max(3, round(cfg.pip_hat_share * edge * shrink)) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hat, hat))
-    squares: list[DieSquare] = []
+    faces: list[Face] = []
     for operation in (cv2.MORPH_BLACKHAT, cv2.MORPH_TOPHAT):
         spots = cv2.bitwise_and(cv2.morphologyEx(region, operation, kernel), inside)
-        pips = _pips(spots, edge * shrink, cfg)
-        for face in _faces(pips, edge * shrink, cfg):
-            centre = ((face[0][0] + x0 * shrink) / shrink, (face[0][1] + y0 * shrink) / shrink)
-            squares.append(DieSquare(centre, edge, face[1] if face[1] is not None else turn))
-    return squares
+        for face in _faces(_pips(spots, edge * shrink, cfg), edge * shrink, cfg):
+            centre = (face.centre[0] / shrink + x0, face.centre[1] / shrink + y0)
+            faces.append(Face(centre, face.turn, None if face.span is None else face.span / shrink))
+    return faces
 
 
 def _body_window(bodies: Bodies, body: Body, origin: tuple[int, int], shape: tuple[int, ...],
@@ -185,7 +198,7 @@ def _pips(spots: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
     return centroids[keep].astype(np.float32)
 
 
-def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[tuple[float, float], float | None]]:
+def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
     """Pips linked to their near neighbours into faces: each face's centre (its pips' span's middle) and turn
     (``None`` when its pips do not show it)."""
     count = len(pips)
@@ -193,13 +206,13 @@ def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[tu
         return []
     apart = np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2)
     _, group = connected_components(apart <= cfg.pip_link_share * edge, directed=False)
-    faces: list[tuple[tuple[float, float], float | None]] = []
+    faces: list[Face] = []
     for leader in np.unique(group):
         faces.extend(_split_faces(pips[group == leader], edge, cfg))
     return faces
 
 
-def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[tuple[float, float], float | None]]:
+def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
     """The faces of one group of linked pips: the group itself when it can be one face, else the first split by
     k-means (2, 3, ... parts) whose every part can be (pips of touching dice link across their edges)."""
     if _one_face(pips, edge, cfg):
@@ -218,7 +231,7 @@ def _one_face(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> bool:
     return len(pips) <= 6 and float(np.hypot(*(pips.max(axis=0) - pips.min(axis=0)))) <= cfg.max_face_spread_share * edge
 
 
-def _face(pips: np.ndarray, edge: float) -> tuple[tuple[float, float], float | None]:
+def _face(pips: np.ndarray, edge: float) -> Face:
     """A face's centre (the middle of its pips' span: a canonical face is symmetric about its centre) and turn
     (``None`` for a single pip; a face whose pips lie on a line, a two or a three, is turned 45 degrees from it)."""
     low, high = pips.min(axis=0), pips.max(axis=0)
@@ -226,4 +239,5 @@ def _face(pips: np.ndarray, edge: float) -> tuple[tuple[float, float], float | N
     if len(pips) >= 2:
         (_, (w, h), angle) = cv2.minAreaRect(pips)
         turn = (angle + 45.0) % 90.0 if min(w, h) < 0.15 * edge else angle % 90.0
-    return (float(low[0] + high[0]) / 2.0, float(low[1] + high[1]) / 2.0), turn
+    span = float(np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2).max()) if len(pips) >= 2 else None
+    return Face((float(low[0] + high[0]) / 2.0, float(low[1] + high[1]) / 2.0), turn, span)

@@ -73,7 +73,8 @@ class DiceStageConfig:
 
     # ---- proposals (vision.dice_proposals)
     max_proposals_per_body: int = 8
-    """At most this many squares are proposed for one body (a body of more dice than this gets one per die)."""
+    """At most this many squares are proposed for a body of one die's area, and two more for each further die
+    its area holds."""
     duplicate_distance_share: float = 0.25
     """Two squares whose centres are closer than this share of the edge (and of like size) are one proposal."""
     edge_range_share: tuple[float, float] = (0.7, 1.35)
@@ -96,6 +97,9 @@ class DiceStageConfig:
     pips lie on the diagonal, about 0.7 of the edge apart); a group spanning more is split by k-means."""
     max_face_spread_share: float = 0.85
     """A face's pips' centres span at most this share of the edge (a larger group holds several dice's pips)."""
+    pip_span_share: float = 0.76
+    """The greatest distance between two pips of a face of two or more, as a share of the edge (the diagonal
+    of the square their centres stand on, at about 0.27 of the edge from the face's centre on each axis)."""
     pip_roundness: float = 0.45
     """Least area of a pip over the area of its bounding box's ellipse ... (streaks, letters, edges are not)."""
 
