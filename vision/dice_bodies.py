@@ -121,7 +121,7 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     pip_hole = (cfg.largest_pip_share * max(size)) ** 2
     mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
 
-    die_edge = _die_edge(_regions(mask), scale, cfg)
+    die_edge = _die_edge(_regions(mask), scale, (width, height), cfg)
     if not arena_cells.all():  # within the arena grown by a share of the die's edge (a die against a tray's wall)
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, np.round(arena_px * scale).astype(np.int32), 255)
@@ -272,11 +272,19 @@ def _table_beyond_arena(cells: np.ndarray, arena: np.ndarray) -> np.ndarray:
     return cells.reshape(-1, 3)[order[nearest.ravel()]].reshape(cells.shape)
 
 
-def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: float,
+def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: float, frame_size: tuple[int, int],
               cfg: DiceStageConfig) -> float:
-    """The die's edge (frame px) from the ``regions`` (working resolution) that look like one die."""
+    """The die's edge (frame px) from the ``regions`` (working resolution) that look like one die.
+
+    Square-ish regions filling their rectangle count first, square-ish regions that do not (a white die whose top
+    the mask lost) next; within each, the median of their rectangles' shorter sides weighted by their outline's
+    area (specks of table texture that pass for small dice weigh little). Without either: the configured size,
+    else the median region's.
+    """
     least = cfg.min_die_edge_px * scale
-    sides: list[float] = []
+    most = cfg.max_die_share * min(frame_size) * scale
+    clean: list[tuple[float, float]] = []
+    rough: list[tuple[float, float]] = []
     areas: list[float] = []
     for contour, _, area in regions:
         if area < least * least:
@@ -284,12 +292,17 @@ def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: 
         (_, (w, h), _) = cv2.minAreaRect(contour)
         areas.append(area)
         short, long = min(w, h), max(w, h)
-        if long <= cfg.single_body_aspect * short and area >= cfg.single_body_fill * w * h:
-            edge = cfg.body_edge_to_die_edge * short / scale
-            if cfg.die_edge_px is None or cfg.die_edge_px[0] <= edge <= cfg.die_edge_px[1]:
-                sides.append(short)
-    if sides:
-        edge = cfg.body_edge_to_die_edge * float(np.median(sides)) / scale
+        edge = cfg.body_edge_to_die_edge * short / scale
+        if short > most or long > cfg.single_body_aspect * short or \
+                (cfg.die_edge_px is not None and not cfg.die_edge_px[0] <= edge <= cfg.die_edge_px[1]):
+            continue
+        outline = cv2.contourArea(contour)  # a white die's top on a pale table may be a hole in its body
+        (clean if outline >= cfg.single_body_fill * w * h else rough).append((edge, outline))
+    if clean or rough:
+        edges, weights = np.array(clean or rough).T
+        order = np.argsort(edges)
+        cumulative = np.cumsum(weights[order])
+        edge = float(edges[order[int(np.searchsorted(cumulative, cumulative[-1] / 2.0))]])
     elif cfg.die_edge_px is not None:
         edge = 0.5 * (cfg.die_edge_px[0] + cfg.die_edge_px[1])
     elif areas:

@@ -53,7 +53,7 @@ class DiceStageConfig:
     largest_pip_share: float = 0.035
     """Before the die's size is known, holes in the mask up to this share of the frame's longer side (squared)
     are filled: a die's pips, not the table inside a tray's wall."""
-    largest_hole_share: float = 0.5
+    largest_hole_share: float = 1.1
     """Once the die's size is known, holes up to this share of its edge (squared) are filled."""
     die_edge_px: tuple[float, float] | None = None
     """The die's edge in frame pixels (least, most) when the bench knows the scale; ``None``: estimated."""
@@ -64,9 +64,11 @@ class DiceStageConfig:
     strip_opening_share: float = 0.35
     """Structures narrower than this share of the die's edge (the lines where the tray's wall meets its floor,
     a cable's edge) are opened out of the mask."""
+    max_die_share: float = 0.3
+    """No die's edge is longer than this share of the frame's shorter side (a ring of tray wall is no die)."""
     single_body_aspect: float = 1.6
     """A body whose rectangle is at most this elongated and fills it well counts towards the die's size."""
-    single_body_fill: float = 0.84
+    single_body_fill: float = 0.75
     """Least share of its rectangle a body must fill to count towards the die's size."""
     body_edge_to_die_edge: float = 0.92
     """A single die's body includes a sliver of side face: its rectangle's shorter side times this is the edge."""
