@@ -11,8 +11,9 @@ Method, at a working resolution (the frame averaged down to ``work_long_side_px`
    The threshold follows the frame: a multiple of the median difference (the table's own grain),
    within ``min_difference`` .. ``max_difference``. Nothing here knows the dice's colour: white,
    black, red, marbled or translucent dice all differ from the table.
-3. The arena is the connected set of cells whose colour is the table's (its median near the frame's
-   centre), as a convex polygon; the whole frame when that set is small.
+3. The arena is the largest connected stretch of table (a tray's wall, a cloth's border line, the desk's
+   edge bound it), as its convex hull (which takes in the dice on it); the whole frame when it is small.
+   Beyond the arena the table model is the first one (a tray's wall is its own colour, not the floor's).
 4. The mask is closed, its holes (pips) filled, and the die's edge estimated from the bodies that
    look like one die (square-ish, filling their rectangle): their rectangles' shorter side. Strips
    narrower than a share of that edge (a tray's wall meeting its floor) are opened out, and what is
@@ -109,22 +110,25 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     lab = _colour_features(small, cfg)
     grid = (max(size[0] // cfg.table_cell_px, 3), max(size[1] // cfg.table_cell_px, 3))
 
-    cells = cv2.medianBlur(cv2.resize(lab, grid, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
+    coarse = (max(grid[0] // cfg.first_model_coarsening, 3), max(grid[1] // cfg.first_model_coarsening, 3))
+    cells = cv2.medianBlur(cv2.resize(lab, coarse, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
+    cells = cv2.resize(cells, grid, interpolation=cv2.INTER_LINEAR)
     difference = _difference(lab, cells, cfg)
     threshold = float(np.clip(cfg.noise_factor * np.median(difference[::_NOISE_SAMPLE_STEP, ::_NOISE_SAMPLE_STEP]),
                               cfg.min_difference, cfg.max_difference))
     first = cv2.compare(difference, threshold, cv2.CMP_GT)
     refined = _table_cells(lab, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
-    arena_lab, arena_cells, arena_px = _arena(refined, cfg, size, scale)
+    arena_lab, arena, arena_cells = _arena(lab, cv2.morphologyEx(first, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)),
+                                           grid, cfg)
     cells = np.where(arena_cells[..., None] > 0, refined, cells)  # beyond the arena (a tray's wall): its own colour
     mask = cv2.compare(_difference(lab, cells, cfg), threshold, cv2.CMP_GT)
     pip_hole = (cfg.largest_pip_share * max(size)) ** 2
     mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
 
     die_edge = _die_edge(_regions(mask), scale, (width, height), cfg)
-    if not arena_cells.all():  # within the arena grown by a share of the die's edge (a die against a tray's wall)
+    if arena is not None:  # within the arena grown by a share of the die's edge (a die against a tray's wall)
         inside = np.zeros_like(mask)
-        cv2.fillConvexPoly(inside, np.round(arena_px * scale).astype(np.int32), 255)
+        cv2.fillConvexPoly(inside, arena, 255)
         reach = round(cfg.arena_reach_share * die_edge * scale) | 1
         mask = cv2.bitwise_and(mask, cv2.dilate(inside, np.ones((reach, reach), np.uint8)))
     strip = round(cfg.strip_opening_share * die_edge * scale)
@@ -148,6 +152,9 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         x, y, w, h = cv2.boundingRect(outline)
         bodies.append(Body(contour_px=outline, area_px=float(area), rect=rect, bbox=(x, y, w, h), label=label))
     table = TableColour(cells_lab=cells, cell_px=cfg.table_cell_px / scale, arena_lab=arena_lab, threshold=threshold)
+    if arena is None:
+        arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
+    arena_px = arena.astype(np.float32) / scale
     return Bodies(bodies=tuple(bodies), arena_px=arena_px, table=table, die_edge_px=die_edge, labels=labels,
                   scale=scale, frame_size=(width, height))
 
@@ -220,56 +227,34 @@ def _filled(mask: np.ndarray, largest_hole: float) -> np.ndarray:
     return filled
 
 
-def _arena(cells: np.ndarray, cfg: DiceStageConfig, size: tuple[int, int],
-           scale: float) -> tuple[tuple[float, float, float], np.ndarray, np.ndarray]:
-    """The arena's colour, its cells (uint8 grid, 1 in the arena) and its convex polygon (frame px).
+def _arena(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int], cfg: DiceStageConfig
+           ) -> tuple[tuple[float, float, float], np.ndarray | None, np.ndarray]:
+    """The arena: the table's colour, its convex polygon (working px; ``None`` for the whole frame) and its cells
+    (uint8 on the ``grid``, 1 in the arena).
 
-    The arena is grown from the cell nearest the frame's centre that has the table's colour (the cells'
-    median over the frame's central half), cell to neighbouring cell while the colour changes by at most
-    ``arena_colour_distance`` per channel: it follows a light's gradient but stops at a tray's wall, the
-    cloth's border, the desk's edge. An arena under ``min_arena_share`` of the frame is the whole frame.
+    The arena is the largest connected stretch of table (pixels not in ``dice``, uint8 nonzero where the first
+    model saw no table): a tray's wall, a cloth's border line, the desk's edge bound it; its convex hull takes
+    in the dice on it. A stretch under ``min_arena_share`` of the frame is not trusted: the whole frame is taken.
     """
-    rows, columns = cells.shape[:2]
-    centre = cells[rows // 4: rows - rows // 4, columns // 4: columns - columns // 4]
-    colour = np.median(centre.reshape(-1, 3), axis=0).astype(np.float32)
-    width, height = size
-    whole = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32) / scale
-    distance = np.linalg.norm(cells - colour, axis=2)
-    distance[distance > cfg.arena_colour_distance] = np.inf
-    ys, xs = np.mgrid[0:rows, 0:columns]
-    distance += 1e-3 * np.hypot(ys - rows / 2, xs - columns / 2)
-    seed_row, seed_column = np.unravel_index(int(np.argmin(distance)), distance.shape)
-    arena = np.ones((rows, columns), np.uint8)
-    if np.isfinite(distance[seed_row, seed_column]):
-        fill = np.zeros((rows + 2, columns + 2), np.uint8)
-        tolerance = (cfg.arena_step_distance,) * 3
-        cv2.floodFill(np.clip(cells, 0, 255).astype(np.uint8), fill, (int(seed_column), int(seed_row)), 0,
-                      tolerance, tolerance, 4 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
-        grown = fill[1:-1, 1:-1]
-        if int(grown.sum()) >= cfg.min_arena_share * rows * columns:
-            arena = grown
-    if arena.all():
-        return (float(colour[0]), float(colour[1]), float(colour[2])), arena, whole
-    outline, _ = cv2.findContours(arena, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    points = np.concatenate(outline).reshape(-1, 2)
-    corners = np.concatenate([points + (dx, dy) for dx in (0, 1) for dy in (0, 1)])  # each cell's four corners
-    cell = np.array([width / columns, height / rows], np.float32)
-    hull = cv2.convexHull((corners * cell).astype(np.float32)).reshape(-1, 2)
-    return (float(colour[0]), float(colour[1]), float(colour[2])), arena, hull / scale
-
-
-def _table_beyond_arena(cells: np.ndarray, arena: np.ndarray) -> np.ndarray:
-    """``cells`` with every cell outside ``arena`` (a tray's wall, dice too many to see the table between)
-    taking the colour of the nearest arena cell."""
-    if arena.all():
-        return cells
-    _, nearest = cv2.distanceTransformWithLabels(1 - arena, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
-    ys, xs = np.nonzero(arena)
-    order = np.zeros(len(ys) + 1, np.int64)
-    # the labels number the arena's cells in row-major order, from 1
-    source = (ys * cells.shape[1] + xs)
-    order[1:] = source
-    return cells.reshape(-1, 3)[order[nearest.ravel()]].reshape(cells.shape)
+    table = cv2.compare(dice, 0, cv2.CMP_EQ)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(table, connectivity=4)
+    rows, columns = dice.shape
+    if count > 1:
+        largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        stretch = cv2.compare(labels, largest, cv2.CMP_EQ)
+        colour = cv2.mean(features, stretch)[:3]
+        if stats[largest, cv2.CC_STAT_AREA] >= cfg.min_arena_share * rows * columns \
+                and stats[largest, cv2.CC_STAT_AREA] < 0.97 * rows * columns:
+            outline, _ = cv2.findContours(stretch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            hull = cv2.convexHull(np.concatenate(outline)).reshape(-1, 2)
+            cells = np.zeros((grid[1], grid[0]), np.uint8)
+            ratio = np.array([grid[0] / columns, grid[1] / rows])
+            cv2.fillConvexPoly(cells, np.round(hull * ratio).astype(np.int32), 1)
+            if cells.any() and not cells.all():
+                return (colour[0], colour[1], colour[2]), hull, cells
+    else:
+        colour = cv2.mean(features)[:3]
+    return (colour[0], colour[1], colour[2]), None, np.ones((grid[1], grid[0]), np.uint8)
 
 
 def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: float, frame_size: tuple[int, int],

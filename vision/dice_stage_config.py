@@ -23,6 +23,9 @@ class DiceStageConfig:
     """The table's colour is modelled on a grid of cells of this many working pixels a side."""
     table_median_cells: int = 5
     """Window (cells, 3 or 5) of the median that makes the first table model: dice cover under half of it."""
+    first_model_coarsening: int = 2
+    """The first table model's median is taken over cells this many times larger (a row of dice along a tray's
+    wall fills under half of the window), then interpolated to the grid."""
     shadow_weight: float = 0.45
     """Share of a darkening (Lab lightness below the table's) counted towards a pixel's difference: shadows are
     darker but keep the table's hue, so they count for less than a brightening or a change of colour."""
@@ -37,17 +40,12 @@ class DiceStageConfig:
     """... and at least this much (Lab units) ..."""
     max_difference: float = 22.0
     """... a threshold that is never raised above this (a busy frame does not hide its dice)."""
-    arena_colour_distance: float = 25.0
-    """The arena is grown from a cell within this Lab distance of the table's colour (its median over the
-    frame's central half) ..."""
-    arena_step_distance: float = 7.0
-    """... to each neighbouring cell whose colour differs by at most this much per Lab channel (a light's
-    gradient, not a tray's wall); its convex hull is the arena polygon."""
     arena_reach_share: float = 0.4
     """Bodies are sought within the arena grown by this share of the die's edge (a die against a tray's wall,
     whose top the camera sees over the wall)."""
     min_arena_share: float = 0.15
-    """An arena covering less of the frame than this is not trusted: the whole frame is taken instead."""
+    """An arena (the largest connected stretch of table) covering less of the frame than this is not trusted:
+    the whole frame is taken instead."""
 
     # ---- bodies
     largest_pip_share: float = 0.035
