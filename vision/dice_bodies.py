@@ -120,12 +120,13 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     refined = _table_cells(lab, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
     arena_lab, arena, arena_cells = _arena(lab, cv2.morphologyEx(first, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)),
                                            grid, cfg)
-    cells = np.where(arena_cells[..., None] > 0, refined, cells)  # beyond the arena (a tray's wall): its own colour
+    cells = refined
     mask = cv2.compare(_difference(lab, cells, cfg), threshold, cv2.CMP_GT)
     pip_hole = (cfg.largest_pip_share * max(size)) ** 2
     mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
 
     die_edge = _die_edge(_regions(mask), scale, (width, height), cfg)
+    arena_lab, arena, _ = _arena(lab, mask, grid, cfg)  # again on the finer model: its edge follows the table's
     if arena is not None:  # within the arena grown by a share of the die's edge (a die against a tray's wall)
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, arena, 255)
@@ -136,6 +137,7 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
         mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), (cfg.largest_hole_share * die_edge * scale) ** 2)
 
+    mask = _peeled(mask, die_edge * scale, cfg)
     labels = np.zeros(mask.shape, np.int32)
     min_area = cfg.min_body_share * die_edge * die_edge
     bodies: list[Body] = []
@@ -157,6 +159,24 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     arena_px = arena.astype(np.float32) / scale
     return Bodies(bodies=tuple(bodies), arena_px=arena_px, table=table, die_edge_px=die_edge, labels=labels,
                   scale=scale, frame_size=(width, height))
+
+
+def _peeled(mask: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
+    """``mask`` with each sprawling region (of several dice's area, filling little of its rectangle: dice along a
+    tray's wall joined by the wall's strip) opened by a disc of ``peel_share`` of the die's ``edge`` (working px),
+    which keeps the dice's cores and drops the strips joining them."""
+    size = round(cfg.peel_share * edge) | 1
+    if size < 3:
+        return mask
+    sprawling = [contour for contour, _, area in _regions(mask)
+                 if area > cfg.sprawl_dice * edge * edge and area < cfg.sprawl_fill * np.prod(cv2.minAreaRect(contour)[1])]
+    if not sprawling:
+        return mask
+    region = np.zeros_like(mask)
+    cv2.drawContours(region, sprawling, -1, 255, thickness=cv2.FILLED)
+    region = cv2.bitwise_and(region, mask)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    return cv2.bitwise_or(cv2.bitwise_xor(mask, region), cv2.morphologyEx(region, cv2.MORPH_OPEN, kernel))
 
 
 def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float]]:
@@ -237,6 +257,7 @@ def _arena(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int], cfg: D
     in the dice on it. A stretch under ``min_arena_share`` of the frame is not trusted: the whole frame is taken.
     """
     table = cv2.compare(dice, 0, cv2.CMP_EQ)
+    cell = cfg.table_cell_px
     count, labels, stats, _ = cv2.connectedComponentsWithStats(table, connectivity=4)
     rows, columns = dice.shape
     if count > 1:
@@ -245,7 +266,10 @@ def _arena(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int], cfg: D
         colour = cv2.mean(features, stretch)[:3]
         if stats[largest, cv2.CC_STAT_AREA] >= cfg.min_arena_share * rows * columns \
                 and stats[largest, cv2.CC_STAT_AREA] < 0.97 * rows * columns:
-            outline, _ = cv2.findContours(stretch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            # the cells straddling the arena's edge mix the table with what is beyond it, so the stretch stops about
+            # half a cell or more short of the edge: it is grown back by half a cell
+            grown = cv2.dilate(stretch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cell + 1, cell + 1)))
+            outline, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             hull = cv2.convexHull(np.concatenate(outline)).reshape(-1, 2)
             cells = np.zeros((grid[1], grid[0]), np.uint8)
             ratio = np.array([grid[0] / columns, grid[1] / rows])

@@ -64,6 +64,13 @@ class DiceStageConfig:
     a cable's edge) are opened out of the mask."""
     max_die_share: float = 0.3
     """No die's edge is longer than this share of the frame's shorter side (a ring of tray wall is no die)."""
+    sprawl_dice: float = 2.5
+    """A body of more than this many dice's area ...."""
+    sprawl_fill: float = 0.45
+    """... filling less than this share of its rectangle sprawls (dice along a tray's wall joined by the wall's
+    strip) ..."""
+    peel_share: float = 0.75
+    """... and is opened by a disc of this share of the die's edge, which keeps the dice's cores."""
     single_body_aspect: float = 1.6
     """A body whose rectangle is at most this elongated and fills it well counts towards the die's size."""
     single_body_fill: float = 0.75
