@@ -118,20 +118,19 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
                               cfg.min_difference, cfg.max_difference))
     first = cv2.compare(difference, threshold, cv2.CMP_GT)
     refined = _table_cells(lab, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
-    arena_lab, arena, arena_cells = _arena(lab, cv2.morphologyEx(first, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)),
-                                           grid, cfg)
+    arena_lab, arena, _ = _arena(lab, cv2.morphologyEx(first, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)),
+                               grid, cfg)
     cells = refined
     mask = cv2.compare(_difference(lab, cells, cfg), threshold, cv2.CMP_GT)
     pip_hole = (cfg.largest_pip_share * max(size)) ** 2
     mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
 
-    die_edge = _die_edge(_regions(mask), scale, (width, height), cfg)
     arena_lab, arena, _ = _arena(lab, mask, grid, cfg)  # again on the finer model: its edge follows the table's
-    if arena is not None:  # within the arena grown by a share of the die's edge (a die against a tray's wall)
+    if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, arena, 255)
-        reach = round(cfg.arena_reach_share * die_edge * scale) | 1
-        mask = cv2.bitwise_and(mask, cv2.dilate(inside, np.ones((reach, reach), np.uint8)))
+        mask = cv2.bitwise_and(mask, inside)
+    die_edge = _die_edge(_regions(mask), scale, (width, height), cfg)
     strip = round(cfg.strip_opening_share * die_edge * scale)
     if strip >= 2:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
@@ -180,18 +179,20 @@ def _peeled(mask: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
 
 
 def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float]]:
-    """Each connected region of ``mask``: its outer contour, its holes' contours and its area (pixels, holes out)."""
-    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    """Each connected region of ``mask``: its outer contour, its holes' contours and its area (pixels, holes out);
+    a region inside another's hole is a region of its own."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return []
     parents = hierarchy[0][:, 3]
+    depths = _depths(parents)
     holes: dict[int, list[np.ndarray]] = {}
-    for contour, parent in zip(contours, parents, strict=True):
-        if parent >= 0:
+    for contour, parent, depth in zip(contours, parents, depths, strict=True):
+        if depth % 2 == 1:
             holes.setdefault(int(parent), []).append(contour)
     regions = []
-    for index, (contour, parent) in enumerate(zip(contours, parents, strict=True)):
-        if parent < 0:
+    for index, (contour, depth) in enumerate(zip(contours, depths, strict=True)):
+        if depth % 2 == 0:
             inner = holes.get(index, [])
             area = cv2.contourArea(contour) - sum(cv2.contourArea(hole) for hole in inner)
             regions.append((contour, inner, area))
@@ -237,14 +238,31 @@ def _table_cells(lab: np.ndarray, dice: np.ndarray, grid: tuple[int, int]) -> np
 def _filled(mask: np.ndarray, largest_hole: float) -> np.ndarray:
     """``mask`` (uint8, 0/255) with its holes of at most ``largest_hole`` px filled (a die's pips are its own;
     the table enclosed by a ring of dice, or by a tray's wall, is not)."""
-    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
     filled = mask.copy()
     if contours:
-        parents = hierarchy[0][:, 3]
-        holes = [c for c, parent in zip(contours, parents, strict=True)
-                 if parent >= 0 and cv2.contourArea(c) <= largest_hole]
+        depths = _depths(hierarchy[0][:, 3])
+        holes = [c for c, depth in zip(contours, depths, strict=True)
+                 if depth % 2 == 1 and cv2.contourArea(c) <= largest_hole]
         cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
     return filled
+
+
+def _depths(parents: np.ndarray) -> list[int]:
+    """How deep each contour of a ``cv2.RETR_TREE`` hierarchy lies (0: an outer boundary, 1: a hole in it, 2: a
+    region inside that hole, ...) from each contour's parent."""
+    depths = [-1] * len(parents)
+    for index in range(len(parents)):
+        chain = []
+        node = index
+        while node >= 0 and depths[node] < 0:
+            chain.append(node)
+            node = int(parents[node])
+        depth = depths[node] if node >= 0 else -1
+        for member in reversed(chain):
+            depth += 1
+            depths[member] = depth
+    return depths
 
 
 def _arena(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int], cfg: DiceStageConfig

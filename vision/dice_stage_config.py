@@ -40,9 +40,6 @@ class DiceStageConfig:
     """... and at least this much (Lab units) ..."""
     max_difference: float = 22.0
     """... a threshold that is never raised above this (a busy frame does not hide its dice)."""
-    arena_reach_share: float = 0.4
-    """Bodies are sought within the arena grown by this share of the die's edge (a die against a tray's wall,
-    whose top the camera sees over the wall)."""
     min_arena_share: float = 0.15
     """An arena (the largest connected stretch of table) covering less of the frame than this is not trusted:
     the whole frame is taken instead."""
