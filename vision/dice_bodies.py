@@ -39,6 +39,19 @@ _NOISE_SAMPLE_STEP = 3
 median needs no more)."""
 
 
+
+def _lightness_table() -> np.ndarray:
+    """CIE L* (scaled to 0..255) of each sRGB grey level: the sRGB curve undone, then L*'s cube root."""
+    level = np.arange(256, dtype=np.float64) / 255.0
+    linear = np.where(level <= 0.04045, level / 12.92, ((level + 0.055) / 1.055) ** 2.4)
+    cube = np.where(linear > (6 / 29) ** 3, np.cbrt(linear), linear / (3 * (6 / 29) ** 2) + 4 / 29)
+    return ((116.0 * cube - 16.0) * 255.0 / 100.0).astype(np.float32)
+
+
+_LIGHTNESS = _lightness_table()
+"""A grey level's lightness, the table for ``cv2.LUT``."""
+
+
 @dataclass(frozen=True)
 class TableColour:
     """The table's colour under the frame's light: Lab (OpenCV's 8-bit scaling) on a grid of cells."""
@@ -114,18 +127,15 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     cells = cv2.medianBlur(cv2.resize(lab, coarse, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
     cells = cv2.resize(cells, grid, interpolation=cv2.INTER_LINEAR)
     difference = _difference(lab, cells, cfg)
-    threshold = float(np.clip(cfg.noise_factor * np.median(difference[::_NOISE_SAMPLE_STEP, ::_NOISE_SAMPLE_STEP]),
-                              cfg.min_difference, cfg.max_difference))
-    first = cv2.compare(difference, threshold, cv2.CMP_GT)
-    refined = _table_cells(lab, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
-    arena_lab, arena, _ = _arena(lab, cv2.morphologyEx(first, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)),
-                               grid, cfg)
-    cells = refined
-    mask = cv2.compare(_difference(lab, cells, cfg), threshold, cv2.CMP_GT)
+    first = cv2.compare(difference, _threshold(difference, cfg), cv2.CMP_GT)
+    cells = _table_cells(lab, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
+    difference = _difference(lab, cells, cfg)
+    threshold = _threshold(difference, cfg)
+    mask = cv2.compare(difference, threshold, cv2.CMP_GT)
     pip_hole = (cfg.largest_pip_share * max(size)) ** 2
     mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
 
-    arena_lab, arena, _ = _arena(lab, mask, grid, cfg)  # again on the finer model: its edge follows the table's
+    arena_lab, arena = _arena(lab, mask, cfg)
     if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, arena, 255)
@@ -199,14 +209,22 @@ def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float
     return regions
 
 
+def _threshold(difference: np.ndarray, cfg: DiceStageConfig) -> float:
+    """The difference from the table above which a pixel is a die's: ``noise_factor`` times the frame's median
+    difference (the table's grain and noise), within ``min_difference`` .. ``max_difference``."""
+    typical = float(np.median(difference[::_NOISE_SAMPLE_STEP, ::_NOISE_SAMPLE_STEP]))
+    return float(np.clip(cfg.noise_factor * typical, cfg.min_difference, cfg.max_difference))
+
+
 def _colour_features(small: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
-    """Each pixel's lightness (CIE L, 0..255) and chromaticity (its blue and green shares of the sum of its
-    channels, times ``chromaticity_scale``), float32: a shadow changes the first only."""
-    pixels = small.astype(np.float32)
-    lightness = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)[..., 0].astype(np.float32)
-    total = cv2.add(cv2.transform(pixels, np.ones((1, 3), np.float32)), 1.0)
-    shares = cv2.divide(pixels[..., :2], cv2.merge([total, total]), scale=cfg.chromaticity_scale)
-    return cv2.merge([lightness, shares[..., 0], shares[..., 1]])
+    """Each pixel's lightness (CIE L* of its luma, scaled 0..255 as OpenCV's Lab) and chromaticity (its blue and
+    green shares of the sum of its channels, times ``chromaticity_scale``), float32: a shadow changes the first
+    only."""
+    lightness = cv2.LUT(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), _LIGHTNESS)
+    blue, green, red = cv2.split(small.astype(np.float32))
+    shares = cv2.max(cv2.add(cv2.add(blue, green), red), 1.0)
+    return cv2.merge([lightness, cv2.divide(blue, shares, scale=cfg.chromaticity_scale),
+                      cv2.divide(green, shares, scale=cfg.chromaticity_scale)])
 
 
 def _difference(lab: np.ndarray, cells: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
@@ -265,38 +283,33 @@ def _depths(parents: np.ndarray) -> list[int]:
     return depths
 
 
-def _arena(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int], cfg: DiceStageConfig
-           ) -> tuple[tuple[float, float, float], np.ndarray | None, np.ndarray]:
-    """The arena: the table's colour, its convex polygon (working px; ``None`` for the whole frame) and its cells
-    (uint8 on the ``grid``, 1 in the arena).
+def _arena(features: np.ndarray, dice: np.ndarray, cfg: DiceStageConfig
+           ) -> tuple[tuple[float, float, float], np.ndarray | None]:
+    """The table's colour and the arena's convex polygon (working px; ``None`` for the whole frame).
 
-    The arena is the largest connected stretch of table (pixels not in ``dice``, uint8 nonzero where the first
-    model saw no table): a tray's wall, a cloth's border line, the desk's edge bound it; its convex hull takes
-    in the dice on it. A stretch under ``min_arena_share`` of the frame is not trusted: the whole frame is taken.
+    The arena is the largest connected stretch of table (pixels not in ``dice``, uint8 nonzero off the table):
+    a tray's wall, a cloth's border line, the desk's edge bound it; its convex hull takes in the dice on it.
+    The cells straddling the arena's edge mix the table with what is beyond it, so the stretch stops half a
+    cell or more short of the edge: it is grown back by half a cell. A stretch under ``min_arena_share`` of the
+    frame (or all of it) is not taken: the whole frame is the arena.
     """
-    table = cv2.compare(dice, 0, cv2.CMP_EQ)
-    cell = cfg.table_cell_px
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(table, connectivity=4)
     rows, columns = dice.shape
-    if count > 1:
-        largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        stretch = cv2.compare(labels, largest, cv2.CMP_EQ)
-        colour = cv2.mean(features, stretch)[:3]
-        if stats[largest, cv2.CC_STAT_AREA] >= cfg.min_arena_share * rows * columns \
-                and stats[largest, cv2.CC_STAT_AREA] < 0.97 * rows * columns:
-            # the cells straddling the arena's edge mix the table with what is beyond it, so the stretch stops about
-            # half a cell or more short of the edge: it is grown back by half a cell
-            grown = cv2.dilate(stretch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cell + 1, cell + 1)))
-            outline, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            hull = cv2.convexHull(np.concatenate(outline)).reshape(-1, 2)
-            cells = np.zeros((grid[1], grid[0]), np.uint8)
-            ratio = np.array([grid[0] / columns, grid[1] / rows])
-            cv2.fillConvexPoly(cells, np.round(hull * ratio).astype(np.int32), 1)
-            if cells.any() and not cells.all():
-                return (colour[0], colour[1], colour[2]), hull, cells
-    else:
+    half = (max(columns // 2, 1), max(rows // 2, 1))  # at half the working resolution: the hull needs no more
+    table = cv2.compare(cv2.resize(dice, half, interpolation=cv2.INTER_AREA), 0, cv2.CMP_EQ)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(table, connectivity=4)
+    if count <= 1:
         colour = cv2.mean(features)[:3]
-    return (colour[0], colour[1], colour[2]), None, np.ones((grid[1], grid[0]), np.uint8)
+        return (colour[0], colour[1], colour[2]), None
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    stretch = cv2.compare(labels, largest, cv2.CMP_EQ)
+    colour = cv2.mean(features, cv2.resize(stretch, (columns, rows), interpolation=cv2.INTER_NEAREST))[:3]
+    share = stats[largest, cv2.CC_STAT_AREA] / float(half[0] * half[1])
+    if not cfg.min_arena_share <= share < 0.97:
+        return (colour[0], colour[1], colour[2]), None
+    grown = cv2.dilate(stretch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cfg.table_cell_px // 2 + 1,) * 2))
+    outline, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(np.concatenate(outline)).reshape(-1, 2) * 2 + 1
+    return (colour[0], colour[1], colour[2]), hull
 
 
 def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: float, frame_size: tuple[int, int],

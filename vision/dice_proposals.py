@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from vision.dice_bodies import Bodies, Body
 from vision.dice_stage_config import DiceStageConfig
@@ -205,11 +204,27 @@ def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
     if count == 0:
         return []
     apart = np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2)
-    _, group = connected_components(apart <= cfg.pip_link_share * edge, directed=False)
     faces: list[Face] = []
-    for leader in np.unique(group):
-        faces.extend(_split_faces(pips[group == leader], edge, cfg))
+    for members in _linked(apart <= cfg.pip_link_share * edge):
+        faces.extend(_split_faces(pips[members], edge, cfg))
     return faces
+
+
+def _linked(adjacent: np.ndarray) -> list[list[int]]:
+    """The groups of indices joined by chains of ``adjacent`` pairs (a symmetric boolean matrix)."""
+    unseen = set(range(len(adjacent)))
+    groups = []
+    while unseen:
+        start = unseen.pop()
+        group, frontier = [start], [start]
+        while frontier:
+            for other in np.flatnonzero(adjacent[frontier.pop()]):
+                if int(other) in unseen:
+                    unseen.discard(int(other))
+                    group.append(int(other))
+                    frontier.append(int(other))
+        groups.append(sorted(group))
+    return groups
 
 
 def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
