@@ -131,3 +131,32 @@ def test_settings_are_checked() -> None:
         DiceStageConfig(die_edge_px=(40.0, 20.0))
     with pytest.raises(ValueError, match="table_median_cells"):
         DiceStageConfig(table_median_cells=4)
+
+
+def test_a_die_joined_to_its_shadow_gets_a_square_on_the_die() -> None:
+    image = table()
+    shadow = DieSquare((330.0, 265.0), 60.0, 0.0)
+    cv2.fillConvexPoly(image, np.round(shadow.corners()).astype(np.int32), (25, 50, 18))
+    draw_die(image, (300.0, 240.0), 50.0, 6)
+    bodies = find_bodies(image)
+    assert len(bodies.bodies) == 1
+    assert bodies.bodies[0].area_px > 1.4 * 50.0 ** 2  # the shadow is in the body
+    assert covers(proposals(image), (300.0, 240.0), 50.0)
+
+
+def test_dice_against_a_tray_wall_are_bodies_of_their_own() -> None:
+    image = np.full((480, 640, 3), (235, 235, 235), np.uint8)  # the white stand around the tray
+    image[40:440, 60:580] = (40, 35, 45)  # the tray's dark wall
+    floor = (80, 100, 420, 560)  # top, left, bottom, right
+    image[floor[0]:floor[2], floor[1]:floor[3]] = (170, 172, 175)
+    dice = [((160.0, 104.0), 4), ((260.0, 104.0), 2), ((400.0, 300.0), 5)]  # two on the floor against the far wall
+    for centre, face in dice:
+        draw_die(image, centre, 44.0, face)
+    bodies = find_bodies(image)
+    x, y, w, h = cv2.boundingRect(bodies.arena_px)
+    assert x >= 60 and y >= 40 and x + w <= 580 and y + h <= 440, "the arena is the tray, not the stand around it"
+    squares = proposals(image)
+    assert all(covers(squares, centre, 44.0) for centre, _ in dice)
+    for centre, _ in dice:
+        holding = [b for b in bodies.bodies if cv2.pointPolygonTest(b.contour_px, centre, False) >= 0]
+        assert len(holding) == 1 and holding[0].area_px < 2.0 * 44.0 ** 2, "each die is a body of one die's size"
