@@ -75,7 +75,7 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
     short, long = min(w, h), max(w, h)
     low, high = cfg.edge_range_share
     side = float(np.clip(cfg.body_edge_to_die_edge * short, low * edge, high * edge)) if dice == 1 else edge
-    faces = _pip_faces(grey, bodies, body, cfg, edge)
+    faces, pips = _pip_faces(grey, bodies, body, cfg, edge)
     found = [DieSquare(face.centre, edge, turn if face.turn is None else face.turn) for face in faces]
     if dice == 1:
         found.append(DieSquare((cx, cy), side, turn))
@@ -88,7 +88,10 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
         found.append(DieSquare((cx, cy), edge, turn))
         found.extend(DieSquare(face.centre, side, turn if face.turn is None else face.turn) for face in faces)
     else:
-        found.extend(DieSquare(centre, edge, turn) for centre in _part_centres(bodies, body, dice, edge))
+        parts = _part_centres(bodies, body, dice, edge)
+        found.extend(DieSquare(snapped, edge, turn) for centre in parts for snapped in _snapped(centre, pips, edge, cfg))
+        found.extend(DieSquare(centre, edge, turn) for centre in parts)
+        found.extend(DieSquare(centre, edge, turn) for kind in pips for centre in _symmetry_centres(kind, edge, cfg))
     for face in faces:  # a die of another size than the frame's others: its edge from its pips' span
         if face.span is not None and face.turn is not None:
             own = float(np.clip(face.span / cfg.pip_span_share, low * edge, high * edge))
@@ -140,15 +143,17 @@ def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float) -> list[tu
     return centres
 
 
-def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig, edge: float) -> list[Face]:
+def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfig, edge: float
+               ) -> tuple[list[Face], list[np.ndarray]]:
     """The faces (frame px) whose pips are seen in or beside ``body`` (a white die's top on a pale table may be
-    missing from the body, not its pips): dark pips and light pips, each linked into faces."""
+    missing from the body, not its pips): dark pips and light pips, each linked into faces; and the pips
+    themselves ((N, 2) frame px, dark then light)."""
     pad = round(cfg.pip_reach_share * edge)
     x, y, w, h = body.bbox
     x0, y0 = max(x - pad, 0), max(y - pad, 0)
     x1, y1 = min(x + w + pad, grey.shape[1]), min(y + h + pad, grey.shape[0])
     if x1 - x0 < 4 or y1 - y0 < 4:
-        return []
+        return [], []
     shrink = min(1.0, _PIP_WORK_EDGE_PX / edge)
     region = grey[y0:y1, x0:x1]
     if shrink < 1.0:
@@ -158,12 +163,53 @@ def _pip_faces(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStageConfi
     hat = max(3, round(cfg.pip_hat_share * edge * shrink)) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hat, hat))
     faces: list[Face] = []
+    found: list[np.ndarray] = []
     for operation in (cv2.MORPH_BLACKHAT, cv2.MORPH_TOPHAT):
         spots = cv2.bitwise_and(cv2.morphologyEx(region, operation, kernel), inside)
-        for face in _faces(_pips(spots, edge * shrink, cfg), edge * shrink, cfg):
+        pips = _pips(spots, edge * shrink, cfg)
+        found.append(pips / shrink + np.array([x0, y0], np.float32))
+        for face in _faces(pips, edge * shrink, cfg):
             centre = (face.centre[0] / shrink + x0, face.centre[1] / shrink + y0)
             faces.append(Face(centre, face.turn, None if face.span is None else face.span / shrink))
-    return faces
+    return faces, found
+
+
+def _symmetry_centres(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[tuple[float, float]]:
+    """Face centres by vote, for pips of touching dice that link across the dice's edges: a canonical face is
+    symmetric about its centre, so the midpoints of its pairs of opposite pips (``pip_pair_share`` of the edge
+    apart) fall on its centre. Midpoints within ``face_vote_share`` of the edge of one another vote for one
+    another; the most voted are taken first, each ``face_separation_share`` of the edge from those before."""
+    if len(pips) < 2:
+        return []
+    apart = np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2)
+    low, high = cfg.pip_pair_share
+    first, second = np.nonzero(np.triu((apart >= low * edge) & (apart <= high * edge), 1))
+    midpoints = np.concatenate([(pips[first] + pips[second]) / 2.0, pips])  # a middle pip votes too
+    near = np.linalg.norm(midpoints[:, None, :] - midpoints[None, :, :], axis=2) <= cfg.face_vote_share * edge
+    votes = near.sum(axis=1)
+    taken: list[np.ndarray] = []
+    for index in np.argsort(-votes, kind="stable"):
+        centre = midpoints[near[index]].mean(axis=0)
+        if all(float(np.linalg.norm(centre - other)) >= cfg.face_separation_share * edge for other in taken):
+            taken.append(centre)
+    return [(float(x), float(y)) for x, y in taken]
+
+
+def _snapped(centre: tuple[float, float], pips: list[np.ndarray], edge: float, cfg: DiceStageConfig
+             ) -> list[tuple[float, float]]:
+    """``centre`` moved (twice) to the middle of the span of the pips of each kind within ``face_member_share`` of the
+    edge of it: a part of touching dice cut by area lands near its die's centre, and its face's pips set it there."""
+    snapped = []
+    for kind in pips:
+        point = np.asarray(centre, np.float32)
+        for _ in range(2):
+            members = kind[np.linalg.norm(kind - point, axis=1) <= cfg.face_member_share * edge] if len(kind) else kind
+            if not len(members):
+                break
+            point = (members.min(axis=0) + members.max(axis=0)) / 2.0
+        else:
+            snapped.append((float(point[0]), float(point[1])))
+    return snapped
 
 
 def _body_window(bodies: Bodies, body: Body, origin: tuple[int, int], shape: tuple[int, ...],

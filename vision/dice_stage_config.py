@@ -101,6 +101,16 @@ class DiceStageConfig:
     pips lie on the diagonal, about 0.7 of the edge apart); a group spanning more is split by k-means."""
     max_face_spread_share: float = 0.85
     """A face's pips' centres span at most this share of the edge (a larger group holds several dice's pips)."""
+    pip_pair_share: tuple[float, float] = (0.45, 0.85)
+    """Two pips this share of the edge apart may stand opposite each other about their face's centre (a four's
+    sides at about 0.54, any face's diagonal at about 0.76): their midpoint votes for a centre."""
+    face_vote_share: float = 0.12
+    """Votes for a face's centre within this share of the edge of one another count together."""
+    face_separation_share: float = 0.55
+    """Two faces' centres found by vote stand at least this share of the edge apart."""
+    face_member_share: float = 0.5
+    """A face's pips lie within this share of the edge of its centre (a corner pip at about 0.38): a part of a body
+    of touching dice is moved to the middle of the pips this near it."""
     pip_span_share: float = 0.76
     """The greatest distance between two pips of a face of two or more, as a share of the edge (the diagonal
     of the square their centres stand on, at about 0.27 of the edge from the face's centre on each axis)."""
