@@ -2,22 +2,25 @@
 
 Method, at a working resolution (the frame averaged down to ``work_long_side_px`` on its longer side):
 
-1. The table's colour is modelled in CIE Lab on a coarse grid of cells: first the median of the cells'
-   averages over a window of cells (dice cover under half of it), then again as the average of the
-   pixels not taken for dice, so a cluster of dice does not tint the model. The model follows the
-   light's gradient, a tinted cloth, a tray's floor and its walls.
-2. A pixel's difference from the table is its Lab distance from the model, with a darkening counted
-   at ``shadow_weight`` (a shadow keeps the table's hue) and a change of colour at ``chroma_weight``.
-   The threshold follows the frame: a multiple of the median difference (the table's own grain),
-   within ``min_difference`` .. ``max_difference``. Nothing here knows the dice's colour: white,
-   black, red, marbled or translucent dice all differ from the table.
-3. The arena is the largest connected stretch of table (a tray's wall, a cloth's border line, the desk's
-   edge bound it), as its convex hull (which takes in the dice on it); the whole frame when it is small.
-   Beyond the arena the table model is the first one (a tray's wall is its own colour, not the floor's).
-4. The mask is closed, its holes (pips) filled, and the die's edge estimated from the bodies that
-   look like one die (square-ish, filling their rectangle): their rectangles' shorter side. Strips
-   narrower than a share of that edge (a tray's wall meeting its floor) are opened out, and what is
-   left that is at least a share of a die's area and lies in the arena is a body.
+1. Each pixel's colour is its lightness (CIE L*) and its chromaticity (its channels' shares of their
+   sum): a shadow changes the first only. The table's colour is modelled on a grid of cells: first the
+   median over a window of coarse cells (a row of dice along a tray's wall fills under half of it), then
+   again as the average of the pixels not taken for dice, so a cluster of dice does not tint the model.
+   The model follows the light's gradient, a tinted cloth, a tray's floor and its walls.
+2. A pixel's difference from the table is its distance from the model, with a darkening counted at
+   ``shadow_weight`` and a change of chromaticity at ``chroma_weight``. The threshold follows the
+   frame: a multiple of the median difference (the table's own grain), within ``min_difference`` ..
+   ``max_difference``. Nothing here knows the dice's colour: white, black, red, marbled or
+   translucent dice all differ from the table.
+3. The mask is closed and its pip-sized holes filled. The arena is the largest connected stretch of
+   table in it (a tray's wall, a cloth's border line, the desk's edge bound it), as its convex hull
+   (which takes in the dice on it); the whole frame when it is small. Only the arena is kept.
+4. The die's edge is estimated from the regions that look like one die (square-ish; those filling
+   their rectangle first), as their rectangles' shorter side (median weighted by area). Strips
+   narrower than a share of that edge (a tray's wall meeting its floor) are opened out, holes up to a
+   die's size filled (a white die's top the mask lost), sprawling regions (dice along a wall joined
+   by its strip) opened to their dice's cores, and what is left of at least a share of a die's area
+   is a body.
 
 A body may hold one die, several touching dice, a die with its shadow or side face, or no die at
 all (a glare spot, a stain): the next stage (:mod:`vision.dice_proposals`) proposes die squares per
@@ -54,16 +57,17 @@ _LIGHTNESS = _lightness_table()
 
 @dataclass(frozen=True)
 class TableColour:
-    """The table's colour under the frame's light: Lab (OpenCV's 8-bit scaling) on a grid of cells."""
+    """The table's colour under the frame's light on a grid of cells: lightness (CIE L*, 0..255) and chromaticity
+    (blue and green shares of the channels' sum, times ``chromaticity_scale``)."""
 
-    cells_lab: np.ndarray = field(repr=False)
-    """(rows, columns, 3) float32, one Lab colour per cell."""
+    cells: np.ndarray = field(repr=False)
+    """(rows, columns, 3) float32, one colour per cell."""
     cell_px: float
     """A cell's side in frame pixels."""
-    arena_lab: tuple[float, float, float]
-    """The arena's own colour (the cells' median near the frame's centre)."""
+    arena_colour: tuple[float, float, float]
+    """The arena's own colour (the mean over the table in it)."""
     threshold: float
-    """The Lab difference from the table above which a pixel was taken for a die."""
+    """The difference from the table above which a pixel was taken for a die."""
 
 
 @dataclass(frozen=True)
@@ -120,22 +124,22 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     scale = min(1.0, cfg.work_long_side_px / max(height, width))
     size = (max(round(width * scale), 16), max(round(height * scale), 16))
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA) if scale < 1.0 else image
-    lab = _colour_features(small, cfg)
+    features = _colour_features(small, cfg)
     grid = (max(size[0] // cfg.table_cell_px, 3), max(size[1] // cfg.table_cell_px, 3))
 
     coarse = (max(grid[0] // cfg.first_model_coarsening, 3), max(grid[1] // cfg.first_model_coarsening, 3))
-    cells = cv2.medianBlur(cv2.resize(lab, coarse, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
+    cells = cv2.medianBlur(cv2.resize(features, coarse, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
     cells = cv2.resize(cells, grid, interpolation=cv2.INTER_LINEAR)
-    difference = _difference(lab, cells, cfg)
+    difference = _difference(features, cells, cfg)
     first = cv2.compare(difference, _threshold(difference, cfg), cv2.CMP_GT)
-    cells = _table_cells(lab, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
-    difference = _difference(lab, cells, cfg)
+    cells = _table_cells(features, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
+    difference = _difference(features, cells, cfg)
     threshold = _threshold(difference, cfg)
     mask = cv2.compare(difference, threshold, cv2.CMP_GT)
     pip_hole = (cfg.largest_pip_share * max(size)) ** 2
     mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
 
-    arena_lab, arena = _arena(lab, mask, cfg)
+    arena_colour, arena = _arena(features, mask, cfg)
     if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, arena, 255)
@@ -162,7 +166,7 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
             cv2.drawContours(labels, holes, -1, 0, thickness=cv2.FILLED)
         x, y, w, h = cv2.boundingRect(outline)
         bodies.append(Body(contour_px=outline, area_px=float(area), rect=rect, bbox=(x, y, w, h), label=label))
-    table = TableColour(cells_lab=cells, cell_px=cfg.table_cell_px / scale, arena_lab=arena_lab, threshold=threshold)
+    table = TableColour(cells=cells, cell_px=cfg.table_cell_px / scale, arena_colour=arena_colour, threshold=threshold)
     if arena is None:
         arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
     arena_px = arena.astype(np.float32) / scale
@@ -212,7 +216,8 @@ def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float
 def _threshold(difference: np.ndarray, cfg: DiceStageConfig) -> float:
     """The difference from the table above which a pixel is a die's: ``noise_factor`` times the frame's median
     difference (the table's grain and noise), within ``min_difference`` .. ``max_difference``."""
-    typical = float(np.median(difference[::_NOISE_SAMPLE_STEP, ::_NOISE_SAMPLE_STEP]))
+    sample = difference[::_NOISE_SAMPLE_STEP, ::_NOISE_SAMPLE_STEP].ravel()
+    typical = float(np.partition(sample, sample.size // 2)[sample.size // 2])
     return float(np.clip(cfg.noise_factor * typical, cfg.min_difference, cfg.max_difference))
 
 
@@ -227,23 +232,23 @@ def _colour_features(small: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
                       cv2.divide(green, shares, scale=cfg.chromaticity_scale)])
 
 
-def _difference(lab: np.ndarray, cells: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
-    """Each pixel's weighted Lab distance from the table model ``cells`` (float32, working resolution)."""
-    table = cv2.resize(cells, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
-    delta = cv2.subtract(lab, table)
-    lightness, a, b = cv2.split(delta)
-    lightness = np.where(lightness < 0, lightness * np.float32(cfg.shadow_weight), lightness)
-    chroma = cv2.add(cv2.multiply(a, a), cv2.multiply(b, b))
+def _difference(features: np.ndarray, cells: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
+    """Each pixel's weighted distance from the table model ``cells`` (float32, working resolution): a darkening
+    counted at ``shadow_weight``, a change of chromaticity at ``chroma_weight``."""
+    table = cv2.resize(cells, (features.shape[1], features.shape[0]), interpolation=cv2.INTER_LINEAR)
+    lightness, blue, green = cv2.split(cv2.subtract(features, table))
+    lightness = cv2.scaleAdd(cv2.min(lightness, 0.0), cfg.shadow_weight, cv2.max(lightness, 0.0))
+    chroma = cv2.add(cv2.multiply(blue, blue), cv2.multiply(green, green))
     total = cv2.addWeighted(cv2.multiply(lightness, lightness), 1.0, chroma, cfg.chroma_weight ** 2, 0.0)
     return cv2.sqrt(total)
 
 
-def _table_cells(lab: np.ndarray, dice: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+def _table_cells(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
     """The table model redone as the average of the pixels not in ``dice`` (uint8, nonzero on dice) per cell;
     cells that are nearly all dice borrow from their neighbours."""
     table = cv2.compare(dice, 0, cv2.CMP_EQ)
     weight = cv2.resize((table // 255).astype(np.float32), grid, interpolation=cv2.INTER_AREA)
-    total = cv2.resize(cv2.bitwise_and(lab, lab, mask=table), grid, interpolation=cv2.INTER_AREA)
+    total = cv2.resize(cv2.bitwise_and(features, features, mask=table), grid, interpolation=cv2.INTER_AREA)
     for _ in range(8):
         empty = cv2.compare(weight, 0.25, cv2.CMP_LT)
         if not cv2.countNonZero(empty):

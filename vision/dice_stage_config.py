@@ -27,17 +27,17 @@ class DiceStageConfig:
     """The first table model's median is taken over cells this many times larger (a row of dice along a tray's
     wall fills under half of the window), then interpolated to the grid."""
     shadow_weight: float = 0.45
-    """Share of a darkening (Lab lightness below the table's) counted towards a pixel's difference: shadows are
-    darker but keep the table's hue, so they count for less than a brightening or a change of colour."""
+    """Share of a darkening (lightness below the table's) counted towards a pixel's difference: shadows are
+    darker but keep the table's chromaticity, so they count for less than a brightening or a change of colour."""
     chromaticity_scale: float = 150.0
     """A pixel's chromaticity (its channels' shares of their sum) is scaled by this to weigh like lightness."""
     chroma_weight: float = 1.5
-    """Weight of the change of colour (Lab a, b) against the change of lightness in a pixel's difference."""
+    """Weight of the change of chromaticity against the change of lightness in a pixel's difference."""
     noise_factor: float = 4.0
     """A pixel is a die's when its difference from the table exceeds this many times the frame's median
     difference (the table's own texture and noise) ..."""
     min_difference: float = 9.0
-    """... and at least this much (Lab units) ..."""
+    """... and at least this much (lightness units, 0..255) ..."""
     max_difference: float = 22.0
     """... a threshold that is never raised above this (a busy frame does not hide its dice)."""
     min_arena_share: float = 0.15
