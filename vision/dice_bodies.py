@@ -226,21 +226,21 @@ def _colour_features(small: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
     green shares of the sum of its channels, times ``chromaticity_scale``), float32: a shadow changes the first
     only."""
     lightness = cv2.LUT(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), _LIGHTNESS)
-    blue, green, red = cv2.split(small.astype(np.float32))
-    shares = cv2.max(cv2.add(cv2.add(blue, green), red), 1.0)
-    return cv2.merge([lightness, cv2.divide(blue, shares, scale=cfg.chromaticity_scale),
-                      cv2.divide(green, shares, scale=cfg.chromaticity_scale)])
+    pixels = small.astype(np.float32)
+    shares = cv2.max(cv2.transform(pixels, np.ones((1, 3), np.float32)), 1.0)
+    return cv2.merge([lightness, cv2.divide(cv2.extractChannel(pixels, 0), shares, scale=cfg.chromaticity_scale),
+                      cv2.divide(cv2.extractChannel(pixels, 1), shares, scale=cfg.chromaticity_scale)])
 
 
 def _difference(features: np.ndarray, cells: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
     """Each pixel's weighted distance from the table model ``cells`` (float32, working resolution): a darkening
     counted at ``shadow_weight``, a change of chromaticity at ``chroma_weight``."""
     table = cv2.resize(cells, (features.shape[1], features.shape[0]), interpolation=cv2.INTER_LINEAR)
-    lightness, blue, green = cv2.split(cv2.subtract(features, table))
+    delta = cv2.subtract(features, table)
+    lightness = cv2.extractChannel(delta, 0)
     lightness = cv2.scaleAdd(cv2.min(lightness, 0.0), cfg.shadow_weight, cv2.max(lightness, 0.0))
-    chroma = cv2.add(cv2.multiply(blue, blue), cv2.multiply(green, green))
-    total = cv2.addWeighted(cv2.multiply(lightness, lightness), 1.0, chroma, cfg.chroma_weight ** 2, 0.0)
-    return cv2.sqrt(total)
+    chroma = cv2.transform(cv2.multiply(delta, delta), np.array([[0.0, 1.0, 1.0]], np.float32) * cfg.chroma_weight ** 2)
+    return cv2.sqrt(cv2.add(cv2.multiply(lightness, lightness), chroma))
 
 
 def _table_cells(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
