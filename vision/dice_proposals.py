@@ -187,11 +187,11 @@ def _symmetry_centres(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> li
     midpoints = np.concatenate([(pips[first] + pips[second]) / 2.0, pips])  # a middle pip votes too
     near = np.linalg.norm(midpoints[:, None, :] - midpoints[None, :, :], axis=2) <= cfg.face_vote_share * edge
     votes = near.sum(axis=1)
-    taken: list[np.ndarray] = []
+    centres = (near @ midpoints) / votes[:, None]  # each candidate's neighbourhood's mean
+    taken = np.empty((0, 2))
     for index in np.argsort(-votes, kind="stable"):
-        centre = midpoints[near[index]].mean(axis=0)
-        if all(float(np.linalg.norm(centre - other)) >= cfg.face_separation_share * edge for other in taken):
-            taken.append(centre)
+        if not len(taken) or np.hypot(*(taken - centres[index]).T).min() >= cfg.face_separation_share * edge:
+            taken = np.vstack([taken, centres[index]])
     return [(float(x), float(y)) for x, y in taken]
 
 
@@ -230,17 +230,14 @@ def _pips(spots: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
         return np.empty((0, 2), np.float32)
     level = max(cfg.pip_min_contrast, cfg.pip_contrast_share * strongest)
     binary = cv2.compare(spots, level, cv2.CMP_GE)
-    count, _, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    _, _, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
     low, high = cfg.pip_diameter_share[0] * edge, cfg.pip_diameter_share[1] * edge
-    keep = []
-    for index in range(1, count):
-        w, h, area = stats[index, cv2.CC_STAT_WIDTH], stats[index, cv2.CC_STAT_HEIGHT], stats[index, cv2.CC_STAT_AREA]
-        if not (low <= max(w, h) <= high and max(w, h) <= 2.0 * min(w, h)):
-            continue
-        if area < cfg.pip_roundness * math.pi / 4.0 * w * h:
-            continue
-        keep.append(index)
-    return centroids[keep].astype(np.float32)
+    w, h, area = (stats[1:, column].astype(np.float64) for column in
+                  (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA))
+    longer, shorter = np.maximum(w, h), np.minimum(w, h)
+    keep = (longer >= low) & (longer <= high) & (longer <= 2.0 * shorter) & \
+        (area >= cfg.pip_roundness * math.pi / 4.0 * w * h)
+    return centroids[1:][keep].astype(np.float32)
 
 
 def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
