@@ -160,3 +160,21 @@ def test_dice_against_a_tray_wall_are_bodies_of_their_own() -> None:
     for centre, _ in dice:
         holding = [b for b in bodies.bodies if cv2.pointPolygonTest(b.contour_px, centre, False) >= 0]
         assert len(holding) == 1 and holding[0].area_px < 2.0 * 44.0 ** 2, "each die is a body of one die's size"
+
+
+def test_dice_the_colour_of_the_table_are_found_by_their_pips() -> None:
+    rng = np.random.default_rng(11)
+    image = np.clip(rng.normal(200, 2, (480, 640, 3)), 0, 255).astype(np.uint8)  # a pale grey table
+    dice = [((200.0, 200.0), 5), ((420.0, 300.0), 3), ((300.0, 110.0), 4)]
+    for centre, face in dice:
+        square = DieSquare(centre, 50.0, 15.0)
+        cv2.fillConvexPoly(image, np.round(square.corners()).astype(np.int32), (204, 204, 204))  # barely brighter
+        theta = math.radians(15.0)
+        for u, v in PIPS[face]:
+            x = centre[0] + 13.5 * (u * math.cos(theta) - v * math.sin(theta))
+            y = centre[1] + 13.5 * (u * math.sin(theta) + v * math.cos(theta))
+            cv2.circle(image, (round(x), round(y)), 5, (25, 25, 25), -1, cv2.LINE_AA)
+    config = DiceStageConfig(die_edge_px=(40.0, 60.0))  # the bench's calibrated scale
+    assert len(find_bodies(image, config).bodies) == 3
+    squares = proposals(image, config)
+    assert all(covers(squares, centre, 50.0) for centre, _ in dice)

@@ -144,13 +144,17 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, arena, 255)
         mask = cv2.bitwise_and(mask, inside)
-    die_edge = _die_edge(_regions(mask), scale, (width, height), cfg)
+    regions = _regions(mask)
+    die_edge = _die_edge(regions, scale, (width, height), cfg)
+    faces = _faces_of_specks(regions, die_edge * scale, cfg)
     strip = round(cfg.strip_opening_share * die_edge * scale)
     if strip >= 2:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
         mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), (cfg.largest_hole_share * die_edge * scale) ** 2)
 
     mask = _peeled(mask, die_edge * scale, cfg)
+    if faces:  # a white die on a pale table: its pips, not its body
+        cv2.fillPoly(mask, faces, 255)
     labels = np.zeros(mask.shape, np.int32)
     min_area = cfg.min_body_share * die_edge * die_edge
     bodies: list[Body] = []
@@ -172,6 +176,56 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     arena_px = arena.astype(np.float32) / scale
     return Bodies(bodies=tuple(bodies), arena_px=arena_px, table=table, die_edge_px=die_edge, labels=labels,
                   scale=scale, frame_size=(width, height))
+
+
+def _faces_of_specks(regions: list[tuple[np.ndarray, list[np.ndarray], float]], edge: float,
+                     cfg: DiceStageConfig) -> list[np.ndarray]:
+    """Outlines (working px) of the faces whose pips are seen on their own: a die the colour of the table (a white
+    die on a pale table) differs from it only at its pips. Specks of a pip's size (``pip_diameter_share`` of the
+    ``edge``, working px) standing at most ``pip_link_share`` of the edge from one another, two or more and
+    spanning at most ``max_face_spread_share`` of it, are one face: its outline is their hull grown to a die's."""
+    low, high = cfg.pip_diameter_share[0] * edge, cfg.pip_diameter_share[1] * edge
+    centres = []
+    for contour, _, area in regions:
+        x, y, w, h = cv2.boundingRect(contour)
+        if low <= max(w, h) <= high and max(w, h) <= 2 * min(w, h) and area >= cfg.pip_roundness * np.pi / 4 * w * h:
+            centres.append((x + w / 2.0, y + h / 2.0))
+    if len(centres) < 2:
+        return []
+    points = np.array(centres, np.float32)
+    apart = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
+    outlines = []
+    for group in linked_groups(apart <= cfg.pip_link_share * edge):
+        members = points[group]
+        if not 2 <= len(members) <= 6 or greatest_distance(members) > cfg.max_face_spread_share * edge:
+            continue
+        angle = cv2.minAreaRect(members)[2]
+        middle = (members.min(axis=0) + members.max(axis=0)) / 2.0
+        square = cv2.boxPoints(((float(middle[0]), float(middle[1])), (edge, edge), angle))
+        outlines.append(np.round(square).astype(np.int32))
+    return outlines
+
+
+def greatest_distance(points: np.ndarray) -> float:
+    """The greatest distance between two of ``points`` ((N, 2), N >= 1): whatever their turn."""
+    return float(np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2).max())
+
+
+def linked_groups(adjacent: np.ndarray) -> list[list[int]]:
+    """The groups of indices joined by chains of ``adjacent`` pairs (a symmetric boolean matrix)."""
+    unseen = set(range(len(adjacent)))
+    groups = []
+    while unseen:
+        start = unseen.pop()
+        group, frontier = [start], [start]
+        while frontier:
+            for other in np.flatnonzero(adjacent[frontier.pop()]):
+                if int(other) in unseen:
+                    unseen.discard(int(other))
+                    group.append(int(other))
+                    frontier.append(int(other))
+        groups.append(sorted(group))
+    return groups
 
 
 def _peeled(mask: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.dice_bodies import Bodies, Body
+from vision.dice_bodies import Bodies, Body, greatest_distance, linked_groups
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
 from vision.frame import check_image
@@ -248,26 +248,9 @@ def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
         return []
     apart = np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2)
     faces: list[Face] = []
-    for members in _linked(apart <= cfg.pip_link_share * edge):
+    for members in linked_groups(apart <= cfg.pip_link_share * edge):
         faces.extend(_split_faces(pips[members], edge, cfg))
     return faces
-
-
-def _linked(adjacent: np.ndarray) -> list[list[int]]:
-    """The groups of indices joined by chains of ``adjacent`` pairs (a symmetric boolean matrix)."""
-    unseen = set(range(len(adjacent)))
-    groups = []
-    while unseen:
-        start = unseen.pop()
-        group, frontier = [start], [start]
-        while frontier:
-            for other in np.flatnonzero(adjacent[frontier.pop()]):
-                if int(other) in unseen:
-                    unseen.discard(int(other))
-                    group.append(int(other))
-                    frontier.append(int(other))
-        groups.append(sorted(group))
-    return groups
 
 
 def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
@@ -297,5 +280,5 @@ def _face(pips: np.ndarray, edge: float) -> Face:
     if len(pips) >= 2:
         (_, (w, h), angle) = cv2.minAreaRect(pips)
         turn = (angle + 45.0) % 90.0 if min(w, h) < 0.15 * edge else angle % 90.0
-    span = float(np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2).max()) if len(pips) >= 2 else None
+    span = greatest_distance(pips) if len(pips) >= 2 else None
     return Face((float(low[0] + high[0]) / 2.0, float(low[1] + high[1]) / 2.0), turn, span)
