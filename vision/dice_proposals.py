@@ -268,7 +268,8 @@ def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Fa
 
 
 def _one_face(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> bool:
-    """True when ``pips`` can be one face's: at most six, spanning at most ``max_face_spread_share`` of the edge."""
+    """True when ``pips`` can be one face's: at most six, the diagonal of their upright bounding box at most
+    ``max_face_spread_share`` of the edge."""
     return len(pips) <= 6 and float(np.hypot(*(pips.max(axis=0) - pips.min(axis=0)))) <= cfg.max_face_spread_share * edge
 
 

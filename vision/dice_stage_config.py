@@ -100,7 +100,9 @@ class DiceStageConfig:
     """Pips of one face stand at most this share of the edge from their nearest neighbour in the face (a two's
     pips lie on the diagonal, about 0.7 of the edge apart); a group spanning more is split by k-means."""
     max_face_spread_share: float = 0.85
-    """A face's pips' centres span at most this share of the edge (a larger group holds several dice's pips)."""
+    """A face's pips' centres span at most this share of the edge (a larger group holds several dice's pips): the
+    diagonal of their upright bounding box when proposals split linked pips (stricter for a turned face, so a
+    face with a side face's pips beside it is split), their greatest distance apart when specks make a body."""
     pip_pair_share: tuple[float, float] = (0.45, 0.85)
     """Two pips this share of the edge apart may stand opposite each other about their face's centre (a four's
     sides at about 0.54, any face's diagonal at about 0.76): their midpoint votes for a centre."""
