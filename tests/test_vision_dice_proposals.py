@@ -1,7 +1,8 @@
 """The staged dice pipeline's first stages: bodies (vision.dice_bodies) and die squares (vision.dice_proposals).
 
-Rendered frames (seed 20240611, first 40) measured 113 of 118 dice (95.8 %) with a proposal within 0.35 of an edge and
-+-30 % of the edge (benchmarks/dice_proposals_recall.py gives the figures on more frames and on photos).
+Rendered frames (seed 20240611, first 60) measured 169 of 169 dice (100 %) with a proposal within 0.35 of an edge and
++-30 % of the edge; the test asks 98 % (benchmarks/dice_proposals_recall.py gives the figures on 600 frames and on
+photos).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 import cv2
 import numpy as np
 import pytest
+from benchmark_scripts import load_benchmark
 
 from vision.dice_bodies import find_bodies
 from vision.dice_proposals import propose_squares
@@ -54,13 +56,13 @@ def proposals(image: np.ndarray, config: DiceStageConfig | None = None) -> list[
 
 def test_rendered_frames_get_a_proposal_at_nearly_every_die() -> None:
     found = total = 0
-    for _, image, truth in frames(20240611, 40):
+    for _, image, truth in frames(20240611, 60):
         edge = truth.edge_mm * truth.px_per_mm
         config = DiceStageConfig(die_edge_px=(0.8 * edge, 1.2 * edge))
         squares = proposals(image, config)
         found += sum(covers(squares, die.centre_px, die.edge_px) for die in truth.dice)
         total += len(truth.dice)
-    assert found / total >= 0.95, f"{found} of {total} dice covered"
+    assert found / total >= 0.98, f"{found} of {total} dice covered"
 
 
 def test_few_proposals_per_body() -> None:
@@ -178,3 +180,23 @@ def test_dice_the_colour_of_the_table_are_found_by_their_pips() -> None:
     assert len(find_bodies(image, config).bodies) == 3
     squares = proposals(image, config)
     assert all(covers(squares, centre, 50.0) for centre, _ in dice)
+
+
+def test_the_benchmark_holds_a_proposal_to_the_die_s_centre_and_edge() -> None:
+    recall = load_benchmark("dice_proposals_recall")
+    die = recall.LabelledDie((100.0, 100.0), recall.fixed_edge(40.0))
+    assert recall.covered(die, [DieSquare((112.0, 100.0), 40.0)])  # 0.3 of an edge off
+    assert not recall.covered(die, [DieSquare((116.0, 100.0), 40.0)])  # 0.4 of an edge off
+    assert not recall.covered(die, [DieSquare((100.0, 100.0), 54.0)])  # 35 % too large
+    assert recall.covered(die, [DieSquare((100.0, 100.0), 54.0)], any_edge=True)
+    boxed = recall.LabelledDie((100.0, 100.0), recall.box_edge(56.6))  # a die of 40 px turned 45 degrees
+    assert recall.covered(boxed, [DieSquare((100.0, 100.0), 38.0, 45.0)])
+    assert not recall.covered(boxed, [DieSquare((100.0, 100.0), 38.0, 0.0)])  # held to a 56.6 px die upright
+
+
+def test_the_benchmark_names_a_bad_label_line(tmp_path) -> None:
+    recall = load_benchmark("dice_proposals_recall")
+    label = tmp_path / "photo.txt"
+    label.write_text("0 0.5 0.5 0.1 0.1\n3 0.2 0.2\n")
+    with pytest.raises(ValueError, match=r"photo.txt:2: a YOLO label line has 5 fields, got 3"):
+        recall.yolo_boxes(label, 640, 480)
