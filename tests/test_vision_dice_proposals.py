@@ -80,6 +80,10 @@ def test_single_dice_are_found_with_their_size() -> None:
     bodies = find_bodies(image)
     assert len(bodies.bodies) == 3
     assert bodies.die_edge_px == pytest.approx(50.0, rel=0.15)
+    for body in bodies.bodies:  # the body's mask (working resolution) holds its area
+        pixels = cv2.countNonZero(bodies.body_mask(body)) / bodies.scale ** 2
+        assert pixels == pytest.approx(body.area_px, rel=0.1)
+        assert body.area_px == pytest.approx(50.0 ** 2, rel=0.35)
     squares = proposals(image)
     assert all(covers(squares, centre, 50.0) for centre, _ in dice)
 
