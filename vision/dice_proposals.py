@@ -4,16 +4,20 @@ For each body of :mod:`vision.dice_bodies` a few squares (:class:`vision.die_cro
 proposed where a die's up face may be; the per-die reader reads each one's crop (and may call it
 "not a flat readable die"), and a later stage keeps the one set of readings that explains every body.
 So proposals are generous, but every die must get one close to it, and a body gets few (at most
-``max_proposals_per_body``). Three cues, strongest first:
+``max_proposals_per_body`` for one die's area, two more for each further die). Three cues, strongest first:
 
-1. Pips: dark or light round spots within the body (a morphological black-hat and top-hat at a scale
-   tied to the die's edge) linked to their near neighbours into faces. A canonical face's pips are
-   symmetric about its centre, so the centre of their span is the face's centre even when the body's
-   mask is poor (a translucent or marbled die, a die against a tray's wall, a die joined to its shadow).
+1. Pips: dark or light round spots in and around the body (a morphological black-hat and top-hat at a
+   scale tied to the die's edge) linked to their near neighbours into faces (a group too wide for one
+   face split by k-means). A canonical face's pips are symmetric about its centre, so the centre of
+   their span is the face's centre even when the body's mask is poor (a translucent or marbled die, a
+   die against a tray's wall, a die joined to its shadow); their greatest distance apart gives the
+   face's own size (dice of several sizes in one frame).
 2. The body's outline: a body of one die's area gives its rectangle's square, and when the rectangle
    is elongated (a side face or a shadow joined to the die) a square at each end of it.
-3. Touching dice: a body of ``n`` dice's area is cut into ``n`` parts by k-means over its pixels and
-   by the peaks of its distance to the table; each part's centre gives a square.
+3. Touching dice: a body of ``n`` dice's area is cut into ``n`` parts by the peaks of its distance to
+   the table and by k-means over its pixels; each part's centre gives a square, and so does the part
+   moved to the middle of the pips near it; the midpoints of pairs of pips vote for face centres (a
+   face is symmetric about its centre), which pips linked across the dice's edges do not spoil.
 """
 
 from __future__ import annotations
