@@ -152,13 +152,16 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
         mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), (cfg.largest_hole_share * die_edge * scale) ** 2)
 
-    mask = _peeled(mask, die_edge * scale, cfg)
     if faces:  # a white die on a pale table: its pips, not its body
         cv2.fillPoly(mask, faces, 255)
+    regions = _regions(mask)
+    peeled = _peeled(mask, regions, die_edge * scale, cfg)
+    if peeled is not None:
+        mask, regions = peeled, _regions(peeled)
     labels = np.zeros(mask.shape, np.int32)
     min_area = cfg.min_body_share * die_edge * die_edge
     bodies: list[Body] = []
-    for contour, holes, pixels in _regions(mask):
+    for contour, holes, pixels in regions:
         area = pixels / (scale * scale)
         if area < min_area:
             continue
@@ -228,17 +231,19 @@ def linked_groups(adjacent: np.ndarray) -> list[list[int]]:
     return groups
 
 
-def _peeled(mask: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
-    """``mask`` with each sprawling region (of several dice's area, filling little of its rectangle: dice along a
-    tray's wall joined by the wall's strip) opened by a disc of ``peel_share`` of the die's ``edge`` (working px),
-    which keeps the dice's cores and drops the strips joining them."""
+def _peeled(mask: np.ndarray, regions: list[tuple[np.ndarray, list[np.ndarray], float]], edge: float,
+            cfg: DiceStageConfig) -> np.ndarray | None:
+    """``mask`` with each sprawling region of its ``regions`` (of several dice's area, filling little of its
+    rectangle: dice along a tray's wall joined by the wall's strip) opened by a disc of ``peel_share`` of the
+    die's ``edge`` (working px), which keeps the dice's cores and drops the strips joining them; ``None`` when
+    no region sprawls."""
     size = round(cfg.peel_share * edge) | 1
     if size < 3:
-        return mask
-    sprawling = [contour for contour, _, area in _regions(mask)
+        return None
+    sprawling = [contour for contour, _, area in regions
                  if area > cfg.sprawl_dice * edge * edge and area < cfg.sprawl_fill * np.prod(cv2.minAreaRect(contour)[1])]
     if not sprawling:
-        return mask
+        return None
     region = np.zeros_like(mask)
     cv2.drawContours(region, sprawling, -1, 255, thickness=cv2.FILLED)
     region = cv2.bitwise_and(region, mask)
