@@ -204,3 +204,12 @@ def test_the_benchmark_names_a_bad_label_line(tmp_path) -> None:
     label.write_text("0 0.5 0.5 0.1 0.1\n3 0.2 0.2\n")
     with pytest.raises(ValueError, match=r"photo.txt:2: a YOLO label line has 5 fields, got 3"):
         recall.yolo_boxes(label, 640, 480)
+
+
+def test_a_grey_frame_is_read_as_its_colour_twin() -> None:
+    image = table()
+    draw_die(image, (300.0, 240.0), 50.0, 4, angle=10.0)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    bodies = find_bodies(grey)
+    assert len(bodies.bodies) == 1
+    assert covers(proposals(grey), (300.0, 240.0), 50.0)
