@@ -206,7 +206,7 @@ def test_the_benchmark_names_a_bad_label_line(tmp_path) -> None:
         recall.yolo_boxes(label, 640, 480)
 
 
-def test_a_grey_frame_is_read_as_its_colour_twin() -> None:
+def test_a_grey_frame_has_its_die_found() -> None:
     image = table()
     draw_die(image, (300.0, 240.0), 50.0, 4, angle=10.0)
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
