@@ -4,7 +4,7 @@ For each body of :mod:`vision.dice_bodies` a few squares (:class:`vision.die_cro
 proposed where a die's up face may be; the per-die reader reads each one's crop (and may call it
 "not a flat readable die"), and a later stage keeps the one set of readings that explains every body.
 So proposals are generous, but every die must get one close to it, and a body gets few (at most
-``max_proposals_per_body`` for one die's area, two more for each further die). Three cues, strongest first:
+``max_proposals_per_body`` for one die's area, ``proposals_per_further_die`` more for each further die). Three cues, strongest first:
 
 1. Pips: dark or light round spots in and around the body (a morphological black-hat and top-hat at a
    scale tied to the die's edge) linked to their near neighbours into faces (a group too wide for one
@@ -100,7 +100,7 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
         if face.span is not None and face.turn is not None:
             own = float(np.clip(face.span / cfg.pip_span_share, low * edge, high * edge))
             found.append(DieSquare(face.centre, own, face.turn))
-    return BodyProposals(body=body, squares=_distinct(found, cfg, cfg.max_proposals_per_body + 2 * (dice - 1)),
+    return BodyProposals(body=body, squares=_distinct(found, cfg, cfg.max_proposals_per_body + cfg.proposals_per_further_die * (dice - 1)),
                          dice_by_area=dice)
 
 

@@ -77,8 +77,9 @@ class DiceStageConfig:
 
     # ---- proposals (vision.dice_proposals)
     max_proposals_per_body: int = 8
-    """At most this many squares are proposed for a body of one die's area, and two more for each further die
-    its area holds."""
+    """At most this many squares are proposed for a body of one die's area ..."""
+    proposals_per_further_die: int = 3
+    """... and this many more for each further die its area holds."""
     duplicate_distance_share: float = 0.25
     """Two squares whose centres are closer than this share of the edge (and of like size) are one proposal."""
     edge_range_share: tuple[float, float] = (0.7, 1.35)
