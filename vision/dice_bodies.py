@@ -146,13 +146,15 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         mask = cv2.bitwise_and(mask, inside)
     regions = _regions(mask)
     die_edge = _die_edge(regions, scale, (width, height), cfg)
-    faces = _faces_of_specks(regions, die_edge * scale, cfg)
+    faces = _faces_of_specks(regions, die_edge * scale, cfg) + _hollow_dice(regions, die_edge * scale, cfg)
+    die_hole = (cfg.largest_hole_share * die_edge * scale) ** 2
+    mask = _filled(mask, die_hole)  # a white die's top on a pale table, ringed by its edges and shadow
     strip = round(cfg.strip_opening_share * die_edge * scale)
     if strip >= 2:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
-        mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), (cfg.largest_hole_share * die_edge * scale) ** 2)
+        mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), die_hole)
 
-    if faces:  # a white die on a pale table: its pips, not its body
+    if faces:  # a white die on a pale table: its pips, or its edges and shadow, not its top
         cv2.fillPoly(mask, faces, 255)
     regions = _regions(mask)
     peeled = _peeled(mask, regions, die_edge * scale, cfg)
@@ -206,6 +208,22 @@ def _faces_of_specks(regions: list[tuple[np.ndarray, list[np.ndarray], float]], 
         middle = (members.min(axis=0) + members.max(axis=0)) / 2.0
         square = cv2.boxPoints(((float(middle[0]), float(middle[1])), (edge, edge), angle))
         outlines.append(np.round(square).astype(np.int32))
+    return outlines
+
+
+def _hollow_dice(regions: list[tuple[np.ndarray, list[np.ndarray], float]], edge: float,
+                 cfg: DiceStageConfig) -> list[np.ndarray]:
+    """Convex outlines (working px) of the regions that are a die's outline without its top: a white die on a pale
+    table shows its shaded edges and shadow, a ring or a crescent the opening would wipe out. Such a region's
+    rectangle is a die's (sides within ``edge_range_share`` of the ``edge``, working px, and square-ish) and it
+    fills under ``hollow_fill`` of it."""
+    low, high = cfg.edge_range_share[0] * edge, cfg.edge_range_share[1] * edge
+    outlines = []
+    for contour, _, area in regions:
+        (_, (w, h), _) = cv2.minAreaRect(contour)
+        short, long = min(w, h), max(w, h)
+        if low <= short and long <= high and long <= cfg.single_body_aspect * short and area < cfg.hollow_fill * w * h:
+            outlines.append(cv2.convexHull(contour))
     return outlines
 
 

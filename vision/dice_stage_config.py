@@ -61,6 +61,9 @@ class DiceStageConfig:
     a cable's edge) are opened out of the mask."""
     max_die_share: float = 0.3
     """No die's edge is longer than this share of the frame's shorter side (a ring of tray wall is no die)."""
+    hollow_fill: float = 0.6
+    """A region of a die's size and shape filling less than this share of its rectangle is a die's outline without
+    its top (a white die on a pale table): its convex hull is a body."""
     sprawl_dice: float = 2.5
     """A body of more than this many dice's area ...."""
     sprawl_fill: float = 0.45
