@@ -215,3 +215,16 @@ def test_a_grey_frame_has_its_die_found() -> None:
     bodies = find_bodies(grey)
     assert len(bodies.bodies) == 1
     assert covers(proposals(grey), (300.0, 240.0), 50.0)
+
+
+def test_a_die_the_colour_of_the_table_showing_one_pip_is_found_by_its_shaded_edges() -> None:
+    rng = np.random.default_rng(12)
+    image = np.clip(rng.normal(200, 2, (480, 640, 3)), 0, 255).astype(np.uint8)  # a pale grey table
+    centre = (320.0, 240.0)
+    shadow = DieSquare((centre[0] + 4.0, centre[1] + 4.0), 54.0)
+    cv2.fillConvexPoly(image, np.round(shadow.corners()).astype(np.int32), (150, 150, 150))  # shaded edges
+    cv2.fillConvexPoly(image, np.round(DieSquare(centre, 50.0).corners()).astype(np.int32), (203, 203, 203))
+    cv2.circle(image, (320, 240), 5, (25, 25, 25), -1, cv2.LINE_AA)  # a one
+    bodies = find_bodies(image, DiceStageConfig(die_edge_px=(40.0, 60.0)))
+    assert len(bodies.bodies) == 1
+    assert covers(proposals(image, DiceStageConfig(die_edge_px=(40.0, 60.0))), centre, 50.0)
