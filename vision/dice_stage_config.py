@@ -85,7 +85,7 @@ class DiceStageConfig:
     """... and this many more for each further die its area holds."""
     duplicate_distance_share: float = 0.25
     """Two squares whose centres are closer than this share of the edge (and of like size) are one proposal."""
-    edge_range_share: tuple[float, float] = (0.7, 1.35)
+    edge_range_share: tuple[float, float] = (0.6, 1.5)
     """A body's rectangle side is taken as its die's edge only within this share of the estimated edge."""
     max_dice_per_body: int = 8
     """A body is never split into more dice than this."""
