@@ -86,7 +86,8 @@ class DiceStageConfig:
     duplicate_distance_share: float = 0.25
     """Two squares whose centres are closer than this share of the edge (and of like size) are one proposal."""
     edge_range_share: tuple[float, float] = (0.6, 1.5)
-    """A body's rectangle side is taken as its die's edge only within this share of the estimated edge."""
+    """A die's own size (its body's rectangle's shorter side, its face's pips' span) is taken within this share of
+    the frame's die size, and a region of a die's shape within it is a die's outline without its top."""
     max_dice_per_body: int = 8
     """A body is never split into more dice than this."""
     pip_diameter_share: tuple[float, float] = (0.07, 0.34)
