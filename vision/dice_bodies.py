@@ -132,7 +132,8 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     cells = cv2.resize(cells, grid, interpolation=cv2.INTER_LINEAR)
     difference = _difference(features, cells, cfg)
     first = cv2.compare(difference, _threshold(difference, cfg), cv2.CMP_GT)
-    cells = _table_cells(features, cv2.dilate(first, np.ones((5, 5), np.uint8)), grid)
+    growth = 2 * cfg.first_mask_growth_px + 1
+    cells = _table_cells(features, cv2.dilate(first, np.ones((growth, growth), np.uint8)), grid)
     difference = _difference(features, cells, cfg)
     threshold = _threshold(difference, cfg)
     mask = cv2.compare(difference, threshold, cv2.CMP_GT)
@@ -386,7 +387,7 @@ def _arena(features: np.ndarray, dice: np.ndarray, cfg: DiceStageConfig
     stretch = cv2.compare(labels, largest, cv2.CMP_EQ)
     colour = cv2.mean(features, cv2.resize(stretch, (columns, rows), interpolation=cv2.INTER_NEAREST))[:3]
     share = stats[largest, cv2.CC_STAT_AREA] / float(half[0] * half[1])
-    if not cfg.min_arena_share <= share < 0.97:
+    if not cfg.min_arena_share <= share < cfg.whole_frame_share:
         return (colour[0], colour[1], colour[2]), None
     grown = cv2.dilate(stretch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cfg.table_cell_px // 2 + 1,) * 2))
     outline, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -83,7 +83,7 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
     found = [DieSquare(face.centre, edge, turn if face.turn is None else face.turn) for face in faces]
     if dice == 1:
         found.append(DieSquare((cx, cy), side, turn))
-        if long > 1.25 * short:  # a side face or shadow joined along the rectangle's length: a square at each end
+        if long > cfg.elongated_aspect * short:  # a side face or shadow joined along its length: a square at each end
             theta = math.radians(angle if w >= h else angle + 90.0)
             reach = (long - side) / 2.0
             for sign in (1.0, -1.0):
@@ -92,7 +92,7 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
         found.append(DieSquare((cx, cy), edge, turn))
         found.extend(DieSquare(face.centre, side, turn if face.turn is None else face.turn) for face in faces)
     else:
-        parts = _part_centres(bodies, body, dice, edge)
+        parts = _part_centres(bodies, body, dice, edge, cfg)
         found.extend(DieSquare(snapped, edge, turn) for centre in parts for snapped in _snapped(centre, pips, edge, cfg))
         found.extend(DieSquare(centre, edge, turn) for centre in parts)
         found.extend(DieSquare(centre, edge, turn) for kind in pips for centre in _symmetry_centres(kind, edge, cfg))
@@ -109,7 +109,7 @@ def _distinct(squares: list[DieSquare], cfg: DiceStageConfig, most: int) -> tupl
     kept: list[DieSquare] = []
     for square in squares:
         if any(math.dist(square.centre_px, other.centre_px) < cfg.duplicate_distance_share * other.edge_px
-               and abs(square.edge_px / other.edge_px - 1.0) < 0.15 for other in kept):
+               and abs(square.edge_px / other.edge_px - 1.0) < cfg.duplicate_edge_share for other in kept):
             continue
         kept.append(square)
         if len(kept) == most:
@@ -117,7 +117,8 @@ def _distinct(squares: list[DieSquare], cfg: DiceStageConfig, most: int) -> tupl
     return tuple(kept)
 
 
-def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float) -> list[tuple[float, float]]:
+def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float, cfg: DiceStageConfig
+                  ) -> list[tuple[float, float]]:
     """Centres (frame px) of the parts of a body of ``dice`` touching dice: the peaks of its distance to the table,
     then k-means over its pixels."""
     x, y, w, h = (round(v * bodies.scale) for v in body.bbox)
@@ -127,13 +128,13 @@ def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float) -> list[tu
     centres: list[tuple[float, float]] = []
     distance = cv2.distanceTransform(window, cv2.DIST_L2, 3)
     peaks = cv2.compare(distance, cv2.dilate(distance, np.ones((3, 3), np.uint8)), cv2.CMP_GE)
-    peaks = cv2.bitwise_and(peaks, cv2.compare(distance, 0.3 * edge * bodies.scale, cv2.CMP_GE))
+    peaks = cv2.bitwise_and(peaks, cv2.compare(distance, cfg.part_core_share * edge * bodies.scale, cv2.CMP_GE))
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-distance[ys, xs])
     chosen: list[tuple[float, float]] = []
     for index in order:
         point = (float(xs[index]), float(ys[index]))
-        if all(math.dist(point, other) >= 0.6 * edge * bodies.scale for other in chosen):
+        if all(math.dist(point, other) >= cfg.part_separation_share * edge * bodies.scale for other in chosen):
             chosen.append(point)
         if len(chosen) == dice:
             break
@@ -264,13 +265,13 @@ def _split_faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Fa
     """The faces of one group of linked pips: the group itself when it can be one face, else the first split by
     k-means (2, 3, ... parts) whose every part can be (pips of touching dice link across their edges)."""
     if _one_face(pips, edge, cfg):
-        return [_face(pips, edge)]
+        return [_face(pips, edge, cfg)]
     for parts in range(2, min(len(pips), cfg.max_dice_per_body) + 1):
         cv2.setRNGSeed(parts)
         _, labels, _ = cv2.kmeans(pips, parts, None, _KMEANS_CRITERIA, 2, cv2.KMEANS_PP_CENTERS)
         groups = [pips[labels.ravel() == part] for part in range(parts)]
         if all(len(group) and _one_face(group, edge, cfg) for group in groups):
-            return [_face(group, edge) for group in groups]
+            return [_face(group, edge, cfg) for group in groups]
     return []
 
 
@@ -280,13 +281,13 @@ def _one_face(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> bool:
     return len(pips) <= 6 and float(np.hypot(*(pips.max(axis=0) - pips.min(axis=0)))) <= cfg.max_face_spread_share * edge
 
 
-def _face(pips: np.ndarray, edge: float) -> Face:
+def _face(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> Face:
     """A face's centre (the middle of its pips' span: a canonical face is symmetric about its centre) and turn
     (``None`` for a single pip; a face whose pips lie on a line, a two or a three, is turned 45 degrees from it)."""
     low, high = pips.min(axis=0), pips.max(axis=0)
     turn = None
     if len(pips) >= 2:
         (_, (w, h), angle) = cv2.minAreaRect(pips)
-        turn = (angle + 45.0) % 90.0 if min(w, h) < 0.15 * edge else angle % 90.0
+        turn = (angle + 45.0) % 90.0 if min(w, h) < cfg.collinear_share * edge else angle % 90.0
     span = greatest_distance(pips) if len(pips) >= 2 else None
     return Face((float(low[0] + high[0]) / 2.0, float(low[1] + high[1]) / 2.0), turn, span)

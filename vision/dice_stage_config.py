@@ -26,6 +26,9 @@ class DiceStageConfig:
     first_model_coarsening: int = 2
     """The first table model's median is taken over cells this many times larger (a row of dice along a tray's
     wall fills under half of the window), then interpolated to the grid."""
+    first_mask_growth_px: int = 2
+    """The dice the first model finds are grown by this many working pixels before the table is averaged without
+    them (their blurred edges are not table)."""
     shadow_weight: float = 0.45
     """Share of a darkening (lightness below the table's) counted towards a pixel's difference: shadows are
     darker but keep the table's chromaticity, so they count for less than a brightening or a change of colour."""
@@ -40,6 +43,8 @@ class DiceStageConfig:
     """... and at least this much (lightness units, 0..255) ..."""
     max_difference: float = 22.0
     """... a threshold that is never raised above this (a busy frame does not hide its dice)."""
+    whole_frame_share: float = 0.97
+    """A stretch of table covering at least this share of the frame is the whole frame (no arena's edge seen)."""
     min_arena_share: float = 0.15
     """An arena (the largest connected stretch of table) covering less of the frame than this is not trusted:
     the whole frame is taken instead."""
@@ -88,6 +93,20 @@ class DiceStageConfig:
     edge_range_share: tuple[float, float] = (0.6, 1.5)
     """A die's own size (its body's rectangle's shorter side, its face's pips' span) is taken within this share of
     the frame's die size, and a region of a die's shape within it is a die's outline without its top."""
+    elongated_aspect: float = 1.25
+    """A one-die body's rectangle longer than this times its width holds a side face or a shadow beside the die:
+    a square is proposed at each end too."""
+    duplicate_edge_share: float = 0.15
+    """Two squares whose edges differ by less than this share (and centres by less than
+    ``duplicate_distance_share``) are one proposal."""
+    part_core_share: float = 0.3
+    """A part of touching dice is seeded at a peak of the body's distance to the table at least this share of the
+    edge deep ..."""
+    part_separation_share: float = 0.6
+    """... at least this share of the edge from the seeds before it."""
+    collinear_share: float = 0.15
+    """Pips whose rectangle is narrower than this share of the edge lie on a line (a two, a three): the face is
+    turned 45 degrees from that line."""
     max_dice_per_body: int = 8
     """A body is never split into more dice than this."""
     pip_diameter_share: tuple[float, float] = (0.07, 0.34)
