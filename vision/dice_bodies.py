@@ -125,8 +125,28 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     size = (max(round(width * scale), 16), max(round(height * scale), 16))
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA) if scale < 1.0 else image
     features = _colour_features(small, cfg)
-    grid = (max(size[0] // cfg.table_cell_px, 3), max(size[1] // cfg.table_cell_px, 3))
+    cells, threshold, mask = _off_table(features, cfg)
+    arena_colour, arena = _arena(features, mask, cfg)
+    if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
+        inside = np.zeros_like(mask)
+        cv2.fillConvexPoly(inside, arena, 255)
+        mask = cv2.bitwise_and(mask, inside)
+    regions = _regions(mask)
+    die_edge = _die_edge(regions, scale, (width, height), cfg)
+    regions = _separated(mask, regions, die_edge * scale, cfg)
+    bodies, labels = _bodies(regions, mask.shape, scale, die_edge, cfg)
+    table = TableColour(cells=cells, cell_px=cfg.table_cell_px / scale, arena_colour=arena_colour, threshold=threshold)
+    if arena is None:
+        arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
+    return Bodies(bodies=bodies, arena_px=arena.astype(np.float32) / scale, table=table, die_edge_px=die_edge,
+                  labels=labels, scale=scale, frame_size=(width, height))
 
+
+def _off_table(features: np.ndarray, cfg: DiceStageConfig) -> tuple[np.ndarray, float, np.ndarray]:
+    """The table model (cells), the threshold and the mask (uint8, 255 off the table, pip-sized holes filled) of a
+    frame's ``features`` (working resolution)."""
+    rows, columns = features.shape[:2]
+    grid = (max(columns // cfg.table_cell_px, 3), max(rows // cfg.table_cell_px, 3))
     coarse = (max(grid[0] // cfg.first_model_coarsening, 3), max(grid[1] // cfg.first_model_coarsening, 3))
     cells = cv2.medianBlur(cv2.resize(features, coarse, interpolation=cv2.INTER_AREA), cfg.table_median_cells)
     cells = cv2.resize(cells, grid, interpolation=cv2.INTER_LINEAR)
@@ -137,31 +157,34 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     difference = _difference(features, cells, cfg)
     threshold = _threshold(difference, cfg)
     mask = cv2.compare(difference, threshold, cv2.CMP_GT)
-    pip_hole = (cfg.largest_pip_share * max(size)) ** 2
-    mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
+    pip_hole = (cfg.largest_pip_share * max(rows, columns)) ** 2
+    return cells, threshold, _filled(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), pip_hole)
 
-    arena_colour, arena = _arena(features, mask, cfg)
-    if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
-        inside = np.zeros_like(mask)
-        cv2.fillConvexPoly(inside, arena, 255)
-        mask = cv2.bitwise_and(mask, inside)
-    regions = _regions(mask)
-    die_edge = _die_edge(regions, scale, (width, height), cfg)
-    faces = _faces_of_specks(regions, die_edge * scale, cfg) + _hollow_dice(regions, die_edge * scale, cfg)
-    die_hole = (cfg.largest_hole_share * die_edge * scale) ** 2
+
+def _separated(mask: np.ndarray, regions: list[tuple[np.ndarray, list[np.ndarray], float]], edge: float,
+               cfg: DiceStageConfig) -> list[tuple[np.ndarray, list[np.ndarray], float]]:
+    """The regions of ``mask`` once its dice are told apart from what joins them, for a die's ``edge`` (working
+    px): die-sized holes filled, strips opened out, faces seen only by their pips or their shaded edges (a white
+    die on a pale table) added, sprawling regions (dice along a tray's wall) opened to their dice's cores."""
+    faces = _faces_of_specks(regions, edge, cfg) + _hollow_dice(regions, edge, cfg)
+    die_hole = (cfg.largest_hole_share * edge) ** 2
     mask = _filled(mask, die_hole)  # a white die's top on a pale table, ringed by its edges and shadow
-    strip = round(cfg.strip_opening_share * die_edge * scale)
+    strip = round(cfg.strip_opening_share * edge)
     if strip >= 2:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
         mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), die_hole)
-
-    if faces:  # a white die on a pale table: its pips, or its edges and shadow, not its top
+    if faces:
         cv2.fillPoly(mask, faces, 255)
     regions = _regions(mask)
-    peeled = _peeled(mask, regions, die_edge * scale, cfg)
-    if peeled is not None:
-        mask, regions = peeled, _regions(peeled)
-    labels = np.zeros(mask.shape, np.int32)
+    peeled = _peeled(mask, regions, edge, cfg)
+    return regions if peeled is None else _regions(peeled)
+
+
+def _bodies(regions: list[tuple[np.ndarray, list[np.ndarray], float]], shape: tuple[int, ...], scale: float,
+            die_edge: float, cfg: DiceStageConfig) -> tuple[tuple[Body, ...], np.ndarray]:
+    """The bodies (frame px) among the ``regions`` (working px) of at least ``min_body_share`` of a die's area, and
+    their labels image (working resolution, ``shape``)."""
+    labels = np.zeros(shape, np.int32)
     min_area = cfg.min_body_share * die_edge * die_edge
     bodies: list[Body] = []
     for contour, holes, pixels in regions:
@@ -169,19 +192,14 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         if area < min_area:
             continue
         outline = contour.reshape(-1, 2).astype(np.float32) / scale
-        rect = cv2.minAreaRect(outline)
         label = len(bodies) + 1
         cv2.drawContours(labels, [contour], -1, label, thickness=cv2.FILLED)
         if holes:
             cv2.drawContours(labels, holes, -1, 0, thickness=cv2.FILLED)
         x, y, w, h = cv2.boundingRect(outline)
-        bodies.append(Body(contour_px=outline, area_px=float(area), rect=rect, bbox=(x, y, w, h), label=label))
-    table = TableColour(cells=cells, cell_px=cfg.table_cell_px / scale, arena_colour=arena_colour, threshold=threshold)
-    if arena is None:
-        arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
-    arena_px = arena.astype(np.float32) / scale
-    return Bodies(bodies=tuple(bodies), arena_px=arena_px, table=table, die_edge_px=die_edge, labels=labels,
-                  scale=scale, frame_size=(width, height))
+        bodies.append(Body(contour_px=outline, area_px=float(area), rect=cv2.minAreaRect(outline), bbox=(x, y, w, h),
+                           label=label))
+    return tuple(bodies), labels
 
 
 def _faces_of_specks(regions: list[tuple[np.ndarray, list[np.ndarray], float]], edge: float,
