@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.dice_explanation import Body
+from vision.dice_explanation import BodyPixels
 
 PIP_OFFSETS = {1: ((0, 0),), 2: ((-10, -10), (10, 10)), 3: ((-10, -10), (0, 0), (10, 10)),
                4: ((-10, -10), (10, -10), (-10, 10), (10, 10)),
@@ -15,7 +15,7 @@ PIP_OFFSETS = {1: ((0, 0),), 2: ((-10, -10), (10, 10)), 3: ((-10, -10), (0, 0), 
 
 
 def die_frame(centres: list[tuple[float, float]], blur: int = 0, faces: list[int] | None = None
-              ) -> tuple[np.ndarray, list[Body]]:
+              ) -> tuple[np.ndarray, list[BodyPixels]]:
     """Green table, white dice of 40 px (five pips each, or ``faces``), with each die's body;
     ``blur``: smeared horizontally over that many px."""
     frame = np.zeros((240, 320, 3), np.uint8)
@@ -33,5 +33,5 @@ def die_frame(centres: list[tuple[float, float]], blur: int = 0, faces: list[int
         patch = frame[y0:y0 + 42, x0:x0 + 42 + blur + 2]
         mask[:patch.shape[0], :patch.shape[1]] = patch.min(axis=2) > 100
         mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((11, 11), np.uint8)).astype(bool)
-        bodies.append(Body(mask, (x0, y0)))
+        bodies.append(BodyPixels(mask, (x0, y0)))
     return frame, bodies

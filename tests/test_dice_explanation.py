@@ -6,17 +6,17 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice_explanation import Body, DieReading, ExplanationSettings, explain_body
+from vision.dice_explanation import BodyPixels, DieReading, ExplanationSettings, explain_body
 from vision.die_crop import DieSquare
 
 SETTINGS = ExplanationSettings(threshold=0.9)
 
 
-def body_of(*squares: DieSquare, shape: tuple[int, int] = (200, 300)) -> Body:
+def body_of(*squares: DieSquare, shape: tuple[int, int] = (200, 300)) -> BodyPixels:
     mask = np.zeros(shape, np.uint8)
     for square in squares:
         cv2.fillPoly(mask, [np.round(square.corners()).astype(np.int32)], 1)
-    return Body(mask.astype(bool), (0, 0))
+    return BodyPixels(mask.astype(bool), (0, 0))
 
 
 def reading(square: DieSquare, face: int | None, confidence: float) -> DieReading:
@@ -85,7 +85,7 @@ def test_a_side_face_within_the_cameras_allowance_is_part_of_the_die() -> None:
 def test_a_body_placed_in_the_frame_is_measured_in_frame_pixels() -> None:
     far = DieSquare((460.0, 360.0), 40.0, 0.0)
     local = body_of(DieSquare((60.0, 60.0), 40.0, 0.0))
-    placed = Body(local.mask, (400, 300))
+    placed = BodyPixels(local.mask, (400, 300))
     assert explain_body(placed, [reading(far, 2, 0.99)], SETTINGS).explained
 
 

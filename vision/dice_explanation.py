@@ -65,7 +65,7 @@ class DieReading:
 
 
 @dataclass(frozen=True)
-class Body:
+class BodyPixels:
     """A body's pixels: ``mask`` (bool, rows x columns) placed at ``origin`` (x, y) in the frame."""
 
     mask: np.ndarray
@@ -146,7 +146,7 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
     return best, ""
 
 
-def _unexplained(body: Body, dice: Sequence[DieReading], side_share: float) -> int:
+def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> int:
     """Body pixels outside every die's square grown by its side faces."""
     covered = np.zeros(body.mask.shape, np.uint8)
     origin = np.asarray(body.origin, np.float32)
@@ -157,7 +157,7 @@ def _unexplained(body: Body, dice: Sequence[DieReading], side_share: float) -> i
     return int(np.count_nonzero(body.mask & (covered == 0)))
 
 
-def explain_body(body: Body, readings: Sequence[DieReading], settings: ExplanationSettings) -> BodyExplanation:
+def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: ExplanationSettings) -> BodyExplanation:
     """What ``body`` holds, from the readings of the squares proposed in it (see the module's steps)."""
     dice, disagreement = _sites(readings, settings)
     if disagreement:

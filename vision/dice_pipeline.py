@@ -2,8 +2,9 @@
 
 Stages, each a module with a typed result:
 
-1. find the arena's dice bodies and the die's size in the frame (a :class:`BodyFinder`);
-2. propose die squares in each body (a :class:`SquareProposer`);
+1. find the arena's dice bodies and the die's size in the frame (:mod:`vision.dice_bodies`);
+2. propose die squares in each body (:mod:`vision.dice_proposals`; both stages' settings are one
+   :class:`vision.dice_stage_config.DiceStageConfig`);
 3. read each square's upright crop (:mod:`vision.die_crop`) with the learned per-die reader (a
    :class:`CropReader`: faces 1..6 and "not a flat readable die", each with its probability);
 4. explain each body by its sure readings (:mod:`vision.dice_explanation`: at or above the reader's
@@ -18,32 +19,20 @@ reader. A declined read is never an outcome.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
+import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_explanation import Body, BodyExplanation, DieReading, ExplanationSettings, explain_body
+from vision.dice_bodies import Body, find_bodies
+from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
+from vision.dice_proposals import propose_squares
 from vision.dice_scene import SceneSettings, judge_scene
+from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
 from vision.frame import check_image
-
-
-@dataclass(frozen=True)
-class FoundBodies:
-    """Stage 1's result: the bodies in the frame and the die's edge there (px)."""
-
-    bodies: tuple[Body, ...]
-    die_edge_px: float
-
-
-class BodyFinder(Protocol):
-    def __call__(self, frame: np.ndarray) -> FoundBodies: ...
-
-
-class SquareProposer(Protocol):
-    def __call__(self, frame: np.ndarray, body: Body, die_edge_px: float) -> Sequence[DieSquare]: ...
 
 
 class CropReader(Protocol):
@@ -78,42 +67,50 @@ class StagedRead:
         return tuple(sorted(die.face or 0 for die in self.dice)) if self.accepted else ()
 
 
+def body_in_frame(body: Body) -> BodyPixels:
+    """A found body's pixels at the frame's resolution (its outline filled), placed at its bounding box."""
+    x, y, width, height = body.bbox
+    mask = np.zeros((max(height, 1), max(width, 1)), np.uint8)
+    outline = np.round(body.contour_px - np.array([x, y], np.float32)).astype(np.int32)
+    cv2.fillPoly(mask, [outline], 1)
+    return BodyPixels(mask.astype(bool), (x, y))
+
+
 @dataclass(frozen=True)
 class StagedDiceReader:
-    """The five stages wired together with one configuration each."""
+    """The five stages wired together, each with its settings."""
 
-    find_bodies: BodyFinder
-    propose: SquareProposer
     reader: CropReader
-    scene: SceneSettings
+    scene: SceneSettings = field(default_factory=SceneSettings)
+    stages: DiceStageConfig = field(default_factory=DiceStageConfig)
     side_share: float = 0.12
     """Side face a flat die shows to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
 
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame."""
         frame = check_image(frame)
-        found = self.find_bodies(frame)
-        squares = [list(self.propose(frame, body, found.die_edge_px)) for body in found.bodies]
-        flat = [square for body_squares in squares for square in body_squares]
+        found = find_bodies(frame, self.stages)
+        proposals = propose_squares(frame, found, self.stages)
+        flat = [square for proposal in proposals for square in proposal.squares]
         rows = self._read_squares(frame, flat)
         settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
+        bodies = [body_in_frame(proposal.body) for proposal in proposals]
         explanations: list[BodyExplanation] = []
         start = 0
-        for body, body_squares in zip(found.bodies, squares, strict=True):
+        for body, proposal in zip(bodies, proposals, strict=True):
             readings = [DieReading(square, tuple(float(p) for p in rows[start + i]))
-                        for i, square in enumerate(body_squares)]
-            start += len(body_squares)
+                        for i, square in enumerate(proposal.squares)]
+            start += len(proposal.squares)
             explanations.append(explain_body(body, readings, settings))
-        verdict = judge_scene(frame, found.bodies, explanations, found.die_edge_px, self.scene)
-        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(found.bodies),
-                          len(flat))
+        verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, self.scene)
+        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(bodies), len(flat))
 
     def _read_squares(self, frame: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray:
         if not squares:
             return np.zeros((0, 7))
         crops = [rectified_crop(frame, square, self.reader.crop_px, self.reader.margin) for square in squares]
         rows = np.asarray(self.reader.probabilities(crops), np.float64)
-        if rows.shape[0] != len(squares) or rows.ndim != 2 or rows.shape[1] < 7:
+        if rows.ndim != 2 or rows.shape[0] != len(squares) or rows.shape[1] < 7:
             raise ValueError(f"the per-die reader {self.reader.sha256[:12]} gave {rows.shape} probabilities for "
                              f"{len(squares)} crops")
         return rows

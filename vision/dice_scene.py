@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_explanation import Body, BodyExplanation, DieReading
+from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
 
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                  Decline.UNREADABLE, Decline.WRONG_COUNT)
@@ -103,7 +103,7 @@ def glare_px(patch: np.ndarray, mask: np.ndarray, level_share: float) -> int:
     return int(np.count_nonzero(inside >= level + level_share * (255.0 - level)))
 
 
-def _patch(frame: np.ndarray, body: Body) -> np.ndarray:
+def _patch(frame: np.ndarray, body: BodyPixels) -> np.ndarray:
     x, y = body.origin
     h, w = body.mask.shape
     return frame[y:y + h, x:x + w]
@@ -113,12 +113,12 @@ def _grey(patch: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
 
 
-def _where(body: Body) -> str:
+def _where(body: BodyPixels) -> str:
     ys, xs = np.nonzero(body.mask)
     return f"({body.origin[0] + xs.mean():.0f}, {body.origin[1] + ys.mean():.0f})" if xs.size else "(empty)"
 
 
-def judge_body(frame: np.ndarray, body: Body, explanation: BodyExplanation, die_edge_px: float,
+def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
                settings: SceneSettings) -> tuple[Decline, str] | None:
     """Why this body declines the frame, or None when it does not."""
     patch = _patch(frame, body)
@@ -146,7 +146,7 @@ def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(arena, (float(point[0]), float(point[1])), False) >= 0
 
 
-def judge_scene(frame: np.ndarray, bodies: Sequence[Body], explanations: Sequence[BodyExplanation],
+def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: Sequence[BodyExplanation],
                 die_edge_px: float, settings: SceneSettings) -> SceneVerdict:
     """The frame's verdict from its bodies and their explanations (see the module's checks)."""
     if len(bodies) != len(explanations):
