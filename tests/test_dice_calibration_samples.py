@@ -1,0 +1,43 @@
+"""The reader's probabilities on every proposed square of labelled photos, each with its true class."""
+
+from __future__ import annotations
+
+import numpy as np
+from synthetic_dice import SpotCounter, die_frame
+
+from vision.dice_calibration_samples import NOT_A_DIE, calibration_samples, true_class
+from vision.die_crop import DieSquare
+from vision.yolo_labels import LabelledDie
+
+
+def labels_of(centres: list[tuple[float, float]], faces: list[int]) -> list[LabelledDie]:
+    return [LabelledDie(face, centre, 40.0, 40.0, line) for line, (centre, face) in
+            enumerate(zip(centres, faces, strict=True), start=1)]
+
+
+def test_a_square_takes_the_face_of_the_labelled_die_it_lies_on() -> None:
+    labels = labels_of([(60, 60), (160, 120)], [3, 6])
+    assert true_class(DieSquare((65.0, 58.0), 40.0), labels) == 2
+    assert true_class(DieSquare((160.0, 133.0), 40.0), labels) == 5  # 13 px off: within 0.35 x 40
+    assert true_class(DieSquare((160.0, 135.0), 40.0), labels) == NOT_A_DIE  # 15 px off: beyond it
+    assert true_class(DieSquare((110.0, 90.0), 40.0), labels) == NOT_A_DIE
+
+
+def test_every_proposed_square_is_read_and_given_its_truth() -> None:
+    centres, faces = [(60, 60), (160, 120), (250, 180)], [3, 6, 1]
+    frame, _ = die_frame(centres, faces=faces)
+    reader = SpotCounter()
+    samples = calibration_samples([(frame, labels_of(centres, faces))], reader)
+    assert samples.probabilities.shape == (len(reader.crops), 7) and len(samples.truth) == len(reader.crops)
+    assert (samples.images, samples.labelled, samples.labelled_with_a_square) == (1, 3, 3)
+    assert set(samples.truth.tolist()) >= {0, 2, 5}
+    read = samples.probabilities.argmax(axis=1)
+    on_dice = samples.truth != NOT_A_DIE
+    assert np.mean(read[on_dice] == samples.truth[on_dice]) > 0.5  # the centred squares are read right
+
+
+def test_a_die_left_unlabelled_makes_its_squares_not_a_die() -> None:
+    centres, faces = [(60, 60), (160, 120)], [3, 6]
+    frame, _ = die_frame(centres, faces=faces)
+    samples = calibration_samples([(frame, labels_of(centres[:1], faces[:1]))], SpotCounter())
+    assert samples.labelled == 1 and (samples.truth == NOT_A_DIE).sum() >= 1

@@ -1,0 +1,71 @@
+"""What the per-die reader says of every square the stages propose on labelled photos, with the truth of each.
+
+The acceptance threshold must be fitted on what the reader sees at run time: the crops of the squares the
+body and proposal stages propose (:mod:`vision.dice_bodies`, :mod:`vision.dice_proposals`) on the lab's own
+camera, not on crops cut around hand-drawn boxes. Each proposed square takes the face of the labelled die
+whose centre lies within ``MATCH_SHARE`` of that die's box of the square's centre; a square near no
+labelled die is "not a flat readable die", so a face read there surely counts as a wrong read (at run time
+it would be a die that is not there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.dice_bodies import find_bodies
+from vision.dice_pipeline import CropReader
+from vision.dice_proposals import propose_squares
+from vision.dice_stage_config import DiceStageConfig
+from vision.die_crop import DieSquare, rectified_crop
+from vision.yolo_labels import LabelledDie
+
+NOT_A_DIE = 6
+"""The class index of "not a flat readable die" (0..5 are the faces 1..6)."""
+MATCH_SHARE = 0.35
+"""A square is a labelled die's when its centre lies within this share of the die's box (larger side)."""
+
+
+@dataclass(frozen=True)
+class CalibrationSamples:
+    """The reader's probabilities for every proposed square (rows) and each square's true class."""
+
+    probabilities: np.ndarray
+    truth: np.ndarray
+    images: int
+    labelled: int
+    labelled_with_a_square: int
+    """Labelled dice at least one proposed square matched (the rest the stages did not propose)."""
+
+
+def true_class(square: DieSquare, labels: Sequence[LabelledDie]) -> int:
+    """The face index (0..5) of the labelled die the square lies on, else :data:`NOT_A_DIE`."""
+    best, best_distance = NOT_A_DIE, float("inf")
+    for label in labels:
+        distance = float(np.hypot(square.centre_px[0] - label.centre_px[0], square.centre_px[1] - label.centre_px[1]))
+        if distance <= MATCH_SHARE * label.size_px and distance < best_distance:
+            best, best_distance = label.face - 1, distance
+    return best
+
+
+def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]]], reader: CropReader,
+                        stages: DiceStageConfig | None = None) -> CalibrationSamples:
+    """Run the stages on each (frame, labels) and read every proposed square (see the module's docstring)."""
+    rows: list[np.ndarray] = []
+    truth: list[int] = []
+    images = labelled = matched = 0
+    for frame, labels in photos:
+        images += 1
+        labelled += len(labels)
+        found = find_bodies(frame, stages)
+        squares = [square for proposal in propose_squares(frame, found, stages) for square in proposal.squares]
+        classes = [true_class(square, labels) for square in squares]
+        matched += sum(1 for label in labels if any(true_class(square, [label]) != NOT_A_DIE for square in squares))
+        if squares:
+            crops = [rectified_crop(frame, square, reader.crop_px, reader.margin) for square in squares]
+            rows.append(np.asarray(reader.probabilities(crops), np.float64))
+            truth.extend(classes)
+    probabilities = np.concatenate(rows) if rows else np.zeros((0, NOT_A_DIE + 1))
+    return CalibrationSamples(probabilities, np.asarray(truth, int), images, labelled, matched)
