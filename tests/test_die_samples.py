@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.declines import Decline
 from vision.die_crop import DieSquare
 from vision.die_samples import (
     NOT_A_DIE,
@@ -19,9 +20,11 @@ from vision.die_samples import (
     load_labelled_folder,
     not_a_die_squares,
     photos_in,
+    rendered_class,
     rendered_samples,
     split_of,
 )
+from vision.render.dice import DieTruth
 
 
 def _folder(tmp_path: Path, labels: dict[str, str], size: tuple[int, int] = (200, 100)) -> Path:
@@ -123,3 +126,23 @@ def test_rendered_samples_label_flat_dice_by_face_and_faults_as_not_a_die() -> N
     labels = [label for frame in frames for _, label in frame.samples]
     assert set(labels) <= set(range(7)) and NOT_A_DIE in labels
     assert sum(label < NOT_A_DIE for label in labels) >= 9
+
+
+def _truth(**changes: object) -> DieTruth:
+    base: dict[str, object] = {
+        "face": 4, "centre_px": (50.0, 50.0), "edge_px": 40.0, "pip_diameter_px": 7.0, "angle_deg": 0.0,
+        "corners_px": ((30.0, 30.0), (70.0, 30.0), (70.0, 70.0), (30.0, 70.0)), "pose": "flat", "moving": False,
+        "expected_decline": None}
+    return DieTruth(**(base | changes))
+
+
+def test_rendered_dice_are_classed_by_what_their_crop_can_show() -> None:
+    assert rendered_class(_truth(), beneath=False) == 3
+    assert rendered_class(_truth(pose="cocked", expected_decline=Decline.COCKED), beneath=False) == NOT_A_DIE
+    assert rendered_class(_truth(moving=True, expected_decline=Decline.MOTION), beneath=False) == NOT_A_DIE
+    assert rendered_class(_truth(expected_decline=Decline.GLARE, glare_weight=1.0), beneath=False) == NOT_A_DIE
+    # the die beneath a stack is partly hidden; the one on top shows a clean face: the scene tells a stack
+    assert rendered_class(_truth(), beneath=True) == NOT_A_DIE
+    assert rendered_class(_truth(pose="stacked", expected_decline=Decline.STACKED), beneath=False) is None
+    # pips partly washed out by glare: read or declined alike, so no sample
+    assert rendered_class(_truth(glare_weight=0.5), beneath=False) is None

@@ -17,13 +17,16 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import cv2
 import numpy as np
 
 from vision.declines import Decline
 from vision.die_crop import DieSquare
+
+if TYPE_CHECKING:
+    from vision.render.dice import DieTruth
 
 FACES = 6
 NOT_A_DIE = 6
@@ -237,6 +240,16 @@ def truth_square(corners_px: Sequence[tuple[float, float]]) -> DieSquare:
     return DieSquare((float(quad[:, 0].mean()), float(quad[:, 1].mean())), side, float(np.degrees(np.arctan2(dy, dx))))
 
 
+def rendered_class(die: DieTruth, beneath: bool) -> int | None:
+    """A rendered die's class for the reader (see :func:`rendered_samples`), ``None`` for no sample;
+    ``beneath``: another die rests on it."""
+    if die.pose == "stacked" or die.decline_tolerated:
+        return None
+    if beneath or die.pose != "flat" or die.moving or die.expected_decline == Decline.GLARE:
+        return NOT_A_DIE
+    return die.face - 1
+
+
 @dataclass(frozen=True)
 class RenderedFrame:
     """A rendered frame and the squares in it with their class (0..5 faces 1..6, :data:`NOT_A_DIE`)."""
@@ -246,11 +259,14 @@ class RenderedFrame:
 
 
 def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[RenderedFrame]:
-    """``frames`` rendered frames of the benchmark's styles at realistic nuisance, a third with a fault.
+    """``frames`` rendered frames of the benchmark's styles at realistic nuisance, a third with a fault, a quarter
+    seen from a low camera in front of the table (side faces show widely, as in webcam photos).
 
-    A flat, still die in plain sight gives its face; a cocked die, the dice of a stack, a moving die and
-    a die whose pips glare erases give :data:`NOT_A_DIE`; a die partly washed out by glare (read or
-    declined alike) gives nothing. Squares of bare table and of half a die are added as in photos.
+    A flat, still die in plain sight gives its face; a cocked die, the die beneath a stack (partly hidden),
+    a moving die and a die whose pips glare erases give :data:`NOT_A_DIE`. Two kinds give nothing: a die
+    partly washed out by glare (read or declined alike) and the die resting on top of a stack, whose crop
+    shows a clean flat face: a stack is told by the scene's geometry (a die nearer the camera, over
+    another), not by one die's crop. Squares of bare table and of half a die are added as in photos.
     """
     from vision.render.dice import random_dice_scene, render_dice
     from vision.render.dice_frames import STYLES
@@ -261,17 +277,14 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
     for index in range(frames):
         fault = faults[index % len(faults)]
         count = int(rng.integers(2 if fault == ("stacked",) else 1, 6))
-        scene = random_dice_scene(rng, count, styles[index % len(styles)], faults=fault)
+        scene = random_dice_scene(rng, count, styles[index % len(styles)], faults=fault, oblique=index % 4 == 1)
         image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
-        in_stack = {i for i, d in enumerate(scene.dice) if d.rests_on is not None}
-        in_stack |= {d.rests_on for d in scene.dice if d.rests_on is not None}
+        beneath = {d.rests_on for d in scene.dice if d.rests_on is not None}
         samples: list[tuple[DieSquare, int]] = []
         for i, die in enumerate(truth.dice):
-            square = truth_square(die.corners_px)
-            if i in in_stack or die.pose != "flat" or die.moving or die.expected_decline == Decline.GLARE:
-                samples.append((square, NOT_A_DIE))
-            elif not die.decline_tolerated:
-                samples.append((square, die.face - 1))
+            label = rendered_class(die, beneath=i in beneath)
+            if label is not None:
+                samples.append((truth_square(die.corners_px), label))
         squares = [truth_square(d.corners_px) for d in truth.dice]
         height, width = image.shape[:2]
         samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=1)]
