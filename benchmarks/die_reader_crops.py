@@ -7,7 +7,7 @@ never trained on, per set:
   the model was trained without it (protocol A), else its test part only (protocol B);
 - Byler held out: the test part of ``../shared/datasets/dice-photos-byler-train/`` (boxes around the die);
 - rendered: frames drawn from a seed the training never used, flat dice with their exact squares;
-  the same frames' cocked, stacked and moving dice, bare table and half dice are counted apart
+  the same frames' cocked and moving dice, bare table, half dice and pairs are counted apart
   (a face accepted on one of them is a wrong read).
 
 Targets: at least 97 % read correctly on matteop65, 95 % on held-out Byler, at most 1 wrong per
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             args.sheet.mkdir(parents=True, exist_ok=True)
             contact_sheet(failures, args.sheet / f"failures_{name.split()[0]}.png")
     upper = 1000.0 * clopper_pearson_upper(accepted_others, others)
-    print(f"\nrendered not-a-die squares (cocked, stacked, moving, erased by glare, table, half dice): "
+    print(f"\nrendered not-a-die squares (cocked, moving, bare table, half a die, two dice): "
           f"{accepted_others} of {others} accepted as a face (95 % upper {upper:.2f} per 1,000)")
     frames, crops = frames_per_second(model)
     print(f"speed on one core: {frames:.0f} frames of 3 dice per second (cut + read), "
