@@ -7,7 +7,7 @@ reads it and refuses bad input naming the file and line at fault. :func:`split_o
 the same on every machine. :func:`die_squares` turns the labels into the dice's squares
 (:class:`vision.die_crop.DieSquare`), :func:`not_a_die_squares` adds squares of the seventh class
 ("not a flat readable die": bare table, a die cut in half, two dice) and :func:`rendered_samples`
-draws frames from the renderer, whose truth is exact, with cocked and moving dice.
+draws frames from the renderer, whose truth is exact, with moving dice.
 """
 
 from __future__ import annotations
@@ -243,9 +243,9 @@ def truth_square(corners_px: Sequence[tuple[float, float]]) -> DieSquare:
 def rendered_class(die: DieTruth, beneath: bool) -> int | None:
     """A rendered die's class for the reader (see :func:`rendered_samples`), ``None`` for no sample;
     ``beneath``: another die rests on it."""
-    if die.pose == "stacked" or beneath or die.decline_tolerated or die.expected_decline == Decline.GLARE:
+    if die.pose != "flat" or beneath or die.decline_tolerated or die.expected_decline == Decline.GLARE:
         return None
-    if die.pose != "flat" or die.moving:
+    if die.moving:
         return NOT_A_DIE
     return die.face - 1
 
@@ -262,11 +262,12 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
     """``frames`` rendered frames of the benchmark's styles at realistic nuisance, a third with a fault, a quarter
     seen from a low camera in front of the table (side faces show widely, as in webcam photos).
 
-    A flat, still die in plain sight gives its face; a cocked die and a moving die give :data:`NOT_A_DIE`.
-    The dice of a stack and dice under glare give nothing: the die on top shows a clean flat face and
-    covers the one beneath, and a glare spot over a pip may leave it readable, so their crops alone do not
-    tell; the scene's stages judge stacks (a die nearer the camera, over another) and glare (saturated
-    pixels). Squares of bare table, of half a die and of two dice are added as in photos.
+    A flat, still die in plain sight gives its face; a moving (blurred) die gives :data:`NOT_A_DIE`.
+    Cocked dice, the dice of a stack and dice under glare give nothing: a die cocked by 24-40 degrees
+    shows its up face barely foreshortened, the die on top of a stack shows a clean flat face and covers
+    the one beneath, and a glare spot over a pip may leave it readable, so their crops alone do not tell;
+    the scene's stages judge them (a face's shape and the side faces around it, a die nearer the camera
+    over another, saturated pixels). Squares of bare table, of half a die and of two dice are added.
     """
     from vision.render.dice import random_dice_scene, render_dice
     from vision.render.dice_frames import STYLES
