@@ -1,0 +1,304 @@
+"""Train the per-die reader (faces 1..6 and "not a flat readable die"), export it to ONNX, calibrate, write its card.
+
+Data (split by image, :func:`vision.die_samples.split_of`): the train part of
+``../shared/datasets/dice-photos-byler-train/`` and frames from the renderer (exact truth, cocked,
+stacked and moving dice); with ``--protocol B`` also the train part of
+``../shared/datasets/dice-photos-matteop65/``. The acceptance threshold is fitted
+(:mod:`vision.die_reader_calibration`) on the validation parts and fresh rendered frames, read by the
+exported ONNX model through OpenCV exactly as at run time. Test parts are never touched here.
+
+Every crop is cut with :func:`vision.die_crop.rectified_crop`. Augmentation: the die's square is
+jittered (scale, shift, any turn) and the crop goes through colour (gains, channel order, grey),
+blur, noise, perspective and glare. Fixed seeds; needs the ``train`` extra (torch, onnx)::
+
+    nice .venv/bin/python benchmarks/train_die_reader.py            # writes vision/models/die_reader.*
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.die_crop import CROP_MARGIN, DieSquare, rectified_crop
+from vision.die_reader_calibration import fit_threshold
+from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel, card_path, file_sha256
+from vision.die_samples import (
+    CLASS_NAMES,
+    NOT_A_DIE,
+    EdgeRule,
+    LabelledPhoto,
+    die_squares,
+    load_labelled_folder,
+    median_pip_edge,
+    not_a_die_squares,
+    photos_in,
+    rendered_samples,
+)
+
+DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+BYLER = DATASETS / "dice-photos-byler-train" / "images"
+MATTEO = DATASETS / "dice-photos-matteop65" / "images"
+CROP_PX = 48
+CONTEXT_PX = 112
+"""Side of the stored patch around each sample: three die edges, so jittered crops stay inside it."""
+CONTEXT_EDGES = 3.0
+SEED = 20261127
+RENDERED_TRAIN_FRAMES = 600
+PHOTO_REPEATS = 4
+"""Each photo sample appears this many times in an epoch (each time cut and augmented afresh): real dice are
+fewer than rendered ones and harder."""
+RENDERED_VALIDATION_FRAMES = 300
+RENDERED_VALIDATION_SEED = 4242
+
+
+@dataclass
+class Patches:
+    """Context patches (N, CONTEXT_PX, CONTEXT_PX, 3) around samples and their classes (N,)."""
+
+    images: np.ndarray
+    labels: np.ndarray
+
+    @classmethod
+    def empty(cls) -> Patches:
+        return cls(np.zeros((0, CONTEXT_PX, CONTEXT_PX, 3), np.uint8), np.zeros(0, np.int64))
+
+    def __add__(self, other: Patches) -> Patches:
+        return Patches(np.concatenate([self.images, other.images]), np.concatenate([self.labels, other.labels]))
+
+
+def context_patch(image: np.ndarray, square: DieSquare) -> np.ndarray:
+    """The patch three edges wide around ``square``, upright (the die's edge is CONTEXT_PX / 3 in it)."""
+    wide = DieSquare(square.centre_px, square.edge_px * CONTEXT_EDGES / (1 + 2 * CROP_MARGIN), square.angle_deg)
+    return rectified_crop(image, wide, CONTEXT_PX, CROP_MARGIN)
+
+
+def centre_crop(patch: np.ndarray) -> np.ndarray:
+    """The crop of the patch's own square, as the reader sees it without jitter."""
+    edge = CONTEXT_PX / CONTEXT_EDGES
+    return rectified_crop(patch, DieSquare((CONTEXT_PX / 2, CONTEXT_PX / 2), edge), CROP_PX, CROP_MARGIN)
+
+
+def photo_patches(photos: list[LabelledPhoto], rule: EdgeRule, rng: np.random.Generator,
+                  negatives: bool = True) -> Patches:
+    """Patches of each labelled die and (with ``negatives``) of the seventh class around them."""
+    fallback = median_pip_edge(photos) if rule == "pips" else None
+    images, labels = [], []
+    for photo in photos:
+        image = photo.read()
+        samples = die_squares(photo, rule, fallback)
+        if negatives:
+            samples += [(s, NOT_A_DIE) for s in not_a_die_squares([s for s, _ in samples], photo.size, rng)]
+        for square, label in samples:
+            images.append(context_patch(image, square))
+            labels.append(label)
+    return Patches(np.array(images, np.uint8), np.array(labels, np.int64)) if images else Patches.empty()
+
+
+def render_patches(seed: int, frames: int) -> Patches:
+    """Patches of the samples of ``frames`` rendered frames drawn from ``seed``."""
+    images, labels = [], []
+    for frame in rendered_samples(np.random.default_rng(seed), frames):
+        for square, label in frame.samples:
+            images.append(context_patch(frame.image, square))
+            labels.append(label)
+    return Patches(np.array(images, np.uint8), np.array(labels, np.int64))
+
+
+# --------------------------------------------------------------------------- augmentation
+
+
+def jittered_crop(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A crop of the patch's die with its square scaled, shifted and turned at random."""
+    edge = CONTEXT_PX / CONTEXT_EDGES
+    scale = float(np.exp(rng.uniform(np.log(0.85), np.log(1.25))))
+    shift = rng.uniform(-0.08, 0.08, 2) * edge
+    square = DieSquare((CONTEXT_PX / 2 + shift[0], CONTEXT_PX / 2 + shift[1]), edge * scale, float(rng.uniform(0, 360)))
+    return rectified_crop(patch, square, CROP_PX, CROP_MARGIN)
+
+
+def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour, perspective, blur, glare and noise, each drawn at random."""
+    out = crop.astype(np.float32)
+    if rng.random() < 0.5:
+        out = np.ascontiguousarray(out[:, :, rng.permutation(3)])
+    if rng.random() < 0.15:
+        out = np.repeat(out.mean(axis=2, keepdims=True), 3, axis=2)
+    out = out * rng.uniform(0.75, 1.25, 3) * rng.uniform(0.6, 1.3)
+    mean = out.mean()
+    out = (out - mean) * rng.uniform(0.7, 1.3) + mean
+    if rng.random() < 0.4:
+        corners = np.float32([[0, 0], [CROP_PX, 0], [CROP_PX, CROP_PX], [0, CROP_PX]])
+        moved = corners + rng.uniform(-0.08, 0.08, (4, 2)).astype(np.float32) * CROP_PX
+        out = cv2.warpPerspective(out, cv2.getPerspectiveTransform(corners, moved), (CROP_PX, CROP_PX),
+                                  borderMode=cv2.BORDER_REPLICATE)
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.3, 1.3)))
+    if rng.random() < 0.15:
+        yy, xx = np.mgrid[:CROP_PX, :CROP_PX]
+        cx, cy = rng.uniform(0, CROP_PX, 2)
+        radius = rng.uniform(3, 10)
+        weight = rng.uniform(0.2, 0.6) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius**2))
+        out = out * (1 - weight[..., None]) + 255 * weight[..., None]
+    out = out + rng.normal(0, rng.uniform(0, 8), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+NOT_A_DIE_SHARE = 0.3
+"""Share of an epoch's crops drawn from the seventh class (a fresh random subset each epoch)."""
+
+
+def epoch_indices(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Every die sample and a random subset of the seventh class making :data:`NOT_A_DIE_SHARE` of the epoch."""
+    dice = np.nonzero(labels != NOT_A_DIE)[0]
+    others = np.nonzero(labels == NOT_A_DIE)[0]
+    wanted = min(len(others), round(len(dice) * NOT_A_DIE_SHARE / (1 - NOT_A_DIE_SHARE)))
+    return np.concatenate([dice, rng.choice(others, wanted, replace=False)])
+
+
+def training_batch(patches: Patches, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One epoch's crops (N, 3, CROP_PX, CROP_PX) float32 in 0..1 and labels, every patch augmented afresh."""
+    chosen = epoch_indices(patches.labels, rng)
+    crops = np.stack([photometric(jittered_crop(patches.images[i], rng), rng) for i in chosen])
+    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0, patches.labels[chosen]
+
+
+# --------------------------------------------------------------------------- model
+
+
+def build_model():  # -> torch.nn.Module
+    """A small CNN: four 3x3 convolutions (24-48-96-96) with batch norm and max pooling, then 64 units."""
+    from torch import nn
+
+    def block(a: int, b: int, pool: bool) -> list:
+        layers = [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
+        return layers + [nn.MaxPool2d(2)] if pool else layers
+
+    return nn.Sequential(*block(3, 24, True), *block(24, 48, True), *block(48, 96, True), *block(96, 96, False),
+                         nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * (CROP_PX // 8) ** 2, 64), nn.ReLU(),
+                         nn.Linear(64, len(CLASS_NAMES)))
+
+
+def train(patches: Patches, epochs: int, seed: int, log) -> object:
+    """Train the CNN on augmented crops of ``patches`` (AdamW, one-cycle rate)."""
+    import torch
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = build_model()
+    batch_size = 128
+    per_epoch = len(epoch_indices(patches.labels, np.random.default_rng(0)))
+    steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    loss_of = torch.nn.CrossEntropyLoss()
+    for epoch in range(epochs):
+        started = time.monotonic()
+        crops, labels = training_batch(patches, rng)
+        order = rng.permutation(len(labels))
+        model.train()
+        total, right = 0.0, 0
+        for begin in range(0, len(order), batch_size):
+            index = order[begin:begin + batch_size]
+            x, y = torch.from_numpy(crops[index]), torch.from_numpy(labels[index])
+            optimiser.zero_grad()
+            out = model(x)
+            loss = loss_of(out, y)
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(index)
+            right += int((out.argmax(1) == y).sum())
+        log(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, train accuracy {right / len(order):.4f}, "
+            f"{time.monotonic() - started:.1f} s")
+    model.eval()
+    return model
+
+
+def export(model, path: Path) -> None:
+    """Write the model as ONNX (opset 13, batch dimension free)."""
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    example = torch.zeros(1, 3, CROP_PX, CROP_PX)
+    torch.onnx.export(model, (example,), str(path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=13, dynamo=False)
+
+
+def read_patches(model: DieReaderModel, patches: Patches, threshold: float = 0.0) -> np.ndarray:
+    """The exported model's probabilities (N, 7) for the centre crops of ``patches``."""
+    crops = [centre_crop(p) for p in patches.images]
+    return np.concatenate([model.probabilities(crops[i:i + 512]).probabilities for i in range(0, len(crops), 512)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--protocol", choices=("A", "B"), default="A",
+                        help="A: Byler train part + rendered; B: also the matteop65 train part")
+    parser.add_argument("--epochs", type=int, default=50)
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--rendered-frames", type=int, default=RENDERED_TRAIN_FRAMES)
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    started = time.monotonic()
+    log = lambda text: print(f"[{time.monotonic() - started:6.1f} s] {text}", flush=True)
+    rng = np.random.default_rng(SEED)
+    byler = load_labelled_folder(BYLER)
+    matteo = load_labelled_folder(MATTEO)
+    train_set = photo_patches(photos_in(byler, "train"), "die", rng)
+    validation = photo_patches(photos_in(byler, "validation"), "die", rng)
+    data = {"byler_train_images": len(photos_in(byler, "train")),
+            "byler_validation_images": len(photos_in(byler, "validation"))}
+    if args.protocol == "B":
+        train_set = train_set + photo_patches(photos_in(matteo, "train"), "pips", rng)
+        validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng)
+        data |= {"matteop65_train_images": len(photos_in(matteo, "train")),
+                 "matteop65_validation_images": len(photos_in(matteo, "validation"))}
+    log(f"photo patches: train {len(train_set.labels)}, validation {len(validation.labels)}")
+    photo_train = train_set
+    for _ in range(PHOTO_REPEATS - 1):
+        train_set = train_set + photo_train
+    train_set = train_set + render_patches(SEED, args.rendered_frames)
+    validation = validation + render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
+    data |= {"photo_repeats": PHOTO_REPEATS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
+             "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
+             "rendered_validation_seed": RENDERED_VALIDATION_SEED,
+             "train_samples_per_class": np.bincount(train_set.labels, minlength=7).tolist(),
+             "validation_samples_per_class": np.bincount(validation.labels, minlength=7).tolist()}
+    log(f"with rendered: train {len(train_set.labels)} {data['train_samples_per_class']}, "
+        f"validation {len(validation.labels)}")
+    model = train(train_set, args.epochs, SEED, log)
+    export(model, args.out)
+    digest = file_sha256(args.out)
+    card = {"classes": list(CLASS_NAMES), "crop_px": CROP_PX, "margin": CROP_MARGIN, "threshold": 1.0,
+            "sha256": digest}
+    card_path(args.out).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    reader = DieReaderModel.load(args.out)
+    probabilities = read_patches(reader, validation)
+    calibration = fit_threshold(probabilities, validation.labels)
+    validation_accuracy = float((probabilities.argmax(1) == validation.labels).mean())
+    seconds = time.monotonic() - started
+    log(f"validation accuracy {validation_accuracy:.4f}; calibration {calibration.as_dict()}")
+    card |= {"threshold": calibration.threshold, "protocol": args.protocol, "calibration": calibration.as_dict(),
+             "training": {"epochs": args.epochs, "seed": SEED, "seconds": round(seconds, 1),
+                          "validation_accuracy": validation_accuracy,
+                          "torch": torch.__version__, "threads": torch.get_num_threads()},
+             "data": data, "model_bytes": args.out.stat().st_size}
+    card_path(args.out).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote {args.out} ({args.out.stat().st_size} bytes, sha256 {digest}) and {card_path(args.out).name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

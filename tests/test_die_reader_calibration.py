@@ -1,0 +1,87 @@
+"""The per-die reader's acceptance threshold fitted on validation crops, and the figures it states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.die_reader_calibration import clopper_pearson_upper, fit_threshold
+
+
+def _probabilities(best: np.ndarray, confidence: np.ndarray, classes: int = 7) -> np.ndarray:
+    rest = (1 - confidence) / (classes - 1)
+    probabilities = np.repeat(rest[:, None], classes, axis=1)
+    probabilities[np.arange(len(best)), best] = confidence
+    return probabilities
+
+
+def _reference_threshold(best: np.ndarray, confidence: np.ndarray, truth: np.ndarray, rate: float) -> float:
+    """Brute force: the smallest candidate threshold t such that at t and every higher candidate the
+    wrong rate among accepted face reads is at most ``rate``."""
+    faces = best != 6
+    candidates = sorted(set(confidence[faces].tolist()))
+
+    def qualifies(t: float) -> bool:
+        accepted = faces & (confidence >= t)
+        return (best[accepted] != truth[accepted]).sum() <= rate * accepted.sum()
+
+    good = [t for t in candidates if all(qualifies(u) for u in candidates if u >= t)]
+    return min(good)
+
+
+def test_the_threshold_is_the_smallest_keeping_wrong_reads_within_the_target() -> None:
+    rng = np.random.default_rng(11)
+    n = 3000
+    truth = rng.integers(0, 6, n)
+    confidence = rng.uniform(0.5, 1.0, n)
+    best = truth.copy()
+    # 30 wrong reads, most of them unsure, two of them fairly confident
+    wrong = rng.choice(n, 30, replace=False)
+    best[wrong] = (truth[wrong] + 1) % 6
+    confidence[wrong] = np.r_[rng.uniform(0.5, 0.8, 28), 0.93, 0.97]
+    calibration = fit_threshold(_probabilities(best, confidence), truth, max_wrong_rate=0.001)
+    assert calibration.threshold == pytest.approx(_reference_threshold(best, confidence, truth, 0.001))
+    accepted = confidence >= calibration.threshold
+    assert calibration.accepted == int(accepted.sum())
+    assert calibration.wrong == int((best[accepted] != truth[accepted]).sum())
+    assert calibration.wrong_rate <= 0.001
+    # one threshold step lower lets in more wrong reads than the target allows somewhere
+    assert calibration.threshold > 0.93
+
+
+def test_reads_of_the_not_a_die_class_are_never_accepted_nor_counted() -> None:
+    truth = np.array([0, 1, 6, 6])
+    best = np.array([0, 1, 6, 6])
+    confidence = np.array([0.9, 0.8, 0.99, 0.99])
+    calibration = fit_threshold(_probabilities(best, confidence), truth)
+    assert calibration.threshold == pytest.approx(0.8)
+    assert (calibration.accepted, calibration.wrong, calibration.crops) == (2, 0, 4)
+
+
+def test_a_face_read_on_a_crop_that_is_no_die_counts_as_wrong() -> None:
+    truth = np.array([6, 2, 2])
+    best = np.array([3, 2, 2])
+    confidence = np.array([0.7, 0.9, 0.95])
+    calibration = fit_threshold(_probabilities(best, confidence), truth, max_wrong_rate=0.0)
+    assert calibration.threshold == pytest.approx(0.9)
+    assert calibration.accepted == 2
+
+
+def test_when_no_threshold_qualifies_nothing_is_accepted() -> None:
+    truth = np.array([0, 0])
+    best = np.array([1, 1])
+    calibration = fit_threshold(_probabilities(best, np.array([0.9, 0.6])), truth)
+    assert calibration.accepted == 0
+    assert calibration.threshold > 0.9
+
+
+def test_clopper_pearson_upper_end_matches_its_closed_form() -> None:
+    # no failure among n: the upper end of the two-sided 95 % interval is 1 - 0.025 ** (1 / n)
+    assert clopper_pearson_upper(0, 3000) == pytest.approx(1 - 0.025 ** (1 / 3000), rel=1e-9)
+    assert clopper_pearson_upper(0, 0) == 1.0
+    assert 0.001 < clopper_pearson_upper(1, 1000) < 0.0056
+
+
+def test_mismatched_shapes_are_refused() -> None:
+    with pytest.raises(ValueError, match="do not match"):
+        fit_threshold(np.zeros((3, 7)), np.zeros(2))

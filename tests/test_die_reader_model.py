@@ -1,0 +1,120 @@
+"""The committed per-die reader: its hash check, its reads of rendered dice and table, its declines."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.declines import Decline
+from vision.die_reader_model import (
+    DEFAULT_MODEL,
+    DieReaderModel,
+    ModelIntegrityError,
+    card_path,
+    decide,
+    file_sha256,
+)
+from vision.die_reader_scores import ReaderScore
+from vision.die_samples import NOT_A_DIE, not_a_die_squares, rendered_samples, truth_square
+
+
+@pytest.fixture(scope="module")
+def model() -> DieReaderModel:
+    return DieReaderModel.load()
+
+
+def _copy_model(tmp_path: Path) -> Path:
+    target = tmp_path / DEFAULT_MODEL.name
+    shutil.copy(DEFAULT_MODEL, target)
+    shutil.copy(card_path(DEFAULT_MODEL), card_path(target))
+    return target
+
+
+def test_the_committed_model_matches_its_card(model: DieReaderModel) -> None:
+    assert model.sha256 == file_sha256(DEFAULT_MODEL)
+    card = json.loads(card_path(DEFAULT_MODEL).read_text())
+    assert card["classes"][-1] == "not-a-die" and 0.5 < card["threshold"] < 1.0
+    assert DEFAULT_MODEL.stat().st_size < 5_000_000
+
+
+def test_a_changed_model_is_refused_naming_the_file(tmp_path: Path) -> None:
+    changed = _copy_model(tmp_path)
+    data = bytearray(changed.read_bytes())
+    data[-10] ^= 0x01
+    changed.write_bytes(bytes(data))
+    with pytest.raises(ModelIntegrityError, match=f"{changed.name}: SHA-256 .* is not the"):
+        DieReaderModel.load(changed)
+
+
+def test_a_model_without_its_card_is_refused(tmp_path: Path) -> None:
+    lonely = _copy_model(tmp_path)
+    card_path(lonely).unlink()
+    with pytest.raises(ModelIntegrityError, match="die_reader.json: cannot read the model's card"):
+        DieReaderModel.load(lonely)
+
+
+def test_every_read_carries_the_model_hash(model: DieReaderModel) -> None:
+    crops = [np.full((model.card.crop_px, model.card.crop_px, 3), 120, np.uint8)] * 2
+    result = model.probabilities(crops)
+    assert result.model_sha256 == file_sha256(DEFAULT_MODEL)
+    assert result.probabilities.shape == (2, 7)
+    assert np.allclose(result.probabilities.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_rendered_flat_dice_are_read_and_bare_table_is_declined(model: DieReaderModel) -> None:
+    """40 rendered frames (fixed seed, never trained on): the best class is the right face for at least 99 %
+    of flat dice, none is read wrong at the card's threshold; every crop of bare table is declined."""
+    score, best = ReaderScore(), ReaderScore()
+    table_reads = []
+    rng = np.random.default_rng(31337)
+    for frame in rendered_samples(rng, 40):
+        dice = [(square, label) for square, label in frame.samples if label != NOT_A_DIE]
+        faces = [label + 1 for _, label in dice]
+        probabilities = model.probabilities([model.crop(frame.image, s) for s, _ in dice]).probabilities
+        score.add(faces, decide(probabilities, model.card.threshold))
+        best.add(faces, decide(probabilities, 0.0))
+        height, width = frame.image.shape[:2]
+        table = not_a_die_squares([s for s, _ in frame.samples if s.edge_px > 0], (width, height), rng, table=2,
+                                  shifted=0, pairs=0)
+        table_reads += model.read_squares(frame.image, table)
+    assert score.dice >= 60
+    assert best.correct >= 0.99 * best.dice, best.table()
+    assert score.wrong == 0 and score.correct >= 0.5 * score.dice, score.table()
+    assert len(table_reads) >= 40
+    assert all(read.face is None for read in table_reads)
+
+
+def test_a_moving_die_is_not_read_as_a_face(model: DieReaderModel) -> None:
+    """30 rendered frames with a motion-blurred die (fixed seed): at most 1 read as a face."""
+    from vision.render.dice import random_dice_scene, render_dice
+    from vision.render.dice_frames import STYLES
+    from vision.render.nuisance import Nuisance
+
+    rng = np.random.default_rng(8)
+    accepted = 0
+    for index in range(30):
+        scene = random_dice_scene(rng, 1, list(STYLES.values())[index % 3], faults=("motion",))
+        image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
+        (read,) = model.read_squares(image, [truth_square(truth.dice[0].corners_px)])
+        accepted += read.face is not None
+    assert accepted <= 1
+
+
+def test_below_the_threshold_the_reader_declines_with_reason_and_confidence() -> None:
+    probabilities = np.array([[0.02, 0.9, 0.02, 0.02, 0.02, 0.01, 0.01],
+                              [0.02, 0.6, 0.3, 0.02, 0.02, 0.02, 0.02],
+                              [0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.94]])
+    sure, unsure, no_die = decide(probabilities, threshold=0.8)
+    assert (sure.face, sure.decline) == (2, None)
+    assert unsure.face is None and unsure.decline is Decline.UNREADABLE
+    assert unsure.confidence == pytest.approx(0.6) and "unsure: face 2 at confidence 0.600" in unsure.detail
+    assert no_die.face is None and "not a flat readable die" in no_die.detail
+
+
+def test_a_crop_of_the_wrong_size_is_refused(model: DieReaderModel) -> None:
+    with pytest.raises(ValueError, match="crop 0 is"):
+        model.probabilities([np.zeros((10, 10, 3), np.uint8)])

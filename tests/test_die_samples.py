@@ -1,0 +1,147 @@
+"""Labelled dice photos as the per-die reader's samples: label errors, the split by image, squares and non-dice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.declines import Decline
+from vision.die_crop import DieSquare
+from vision.die_samples import (
+    NOT_A_DIE,
+    PIPS_TO_EDGE,
+    LabelError,
+    LabelledDie,
+    LabelledPhoto,
+    die_squares,
+    load_labelled_folder,
+    not_a_die_squares,
+    photos_in,
+    rendered_class,
+    rendered_samples,
+    split_of,
+)
+from vision.render.dice import DieTruth
+
+
+def _folder(tmp_path: Path, labels: dict[str, str], size: tuple[int, int] = (200, 100)) -> Path:
+    for name, text in labels.items():
+        cv2.imwrite(str(tmp_path / f"{name}.png"), np.full((size[1], size[0], 3), 90, np.uint8))
+        (tmp_path / f"{name}.txt").write_text(text)
+    return tmp_path
+
+
+def test_a_folder_reads_into_dice_in_pixels(tmp_path: Path) -> None:
+    photos = load_labelled_folder(_folder(tmp_path, {"a": "2 0.5 0.5 0.1 0.2\n\n0 0.25 0.25 0.05 0.1\n"}))
+    (photo,) = photos
+    assert photo.size == (200, 100)
+    assert photo.dice == (LabelledDie(3, (100.0, 50.0, 20.0, 20.0), 1), LabelledDie(1, (50.0, 25.0, 10.0, 10.0), 3))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("1 0.5 0.5 0.1\n", "line 1: expected 'class x_center"),
+    ("1 0.5 0.5 0.1 0.1\n1 0.5 half 0.1 0.1\n", "line 2: not numbers"),
+    ("6 0.5 0.5 0.1 0.1\n", "line 1: class 6 is outside 0..5"),
+    ("-1 0.5 0.5 0.1 0.1\n", "line 1: class -1 is outside 0..5"),
+    ("0 0.98 0.5 0.1 0.1\n", "line 1: the box .* reaches outside the 200 x 100 image"),
+    ("0 0.5 0.5 0 0.1\n", "line 1: the box must have a positive width"),
+])
+def test_a_bad_label_line_is_refused_naming_file_and_line(tmp_path: Path, text: str, message: str) -> None:
+    folder = _folder(tmp_path, {"ok": "0 0.5 0.5 0.1 0.1\n", "bad": text})
+    with pytest.raises(LabelError, match=f"bad.txt, {message}"):
+        load_labelled_folder(folder)
+
+
+def test_an_unreadable_image_is_refused_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "broken.jpg").write_bytes(b"not a jpeg at all")
+    (tmp_path / "broken.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(LabelError, match="broken.jpg: cannot be read as an image"):
+        load_labelled_folder(tmp_path)
+
+
+def test_an_image_without_labels_is_refused_naming_it(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, {"a": "0 0.5 0.5 0.1 0.1\n"})
+    cv2.imwrite(str(folder / "lonely.png"), np.zeros((10, 10, 3), np.uint8))
+    with pytest.raises(LabelError, match="lonely.png: no label file lonely.txt"):
+        load_labelled_folder(folder)
+
+
+def test_the_split_puts_each_image_in_exactly_one_part_by_its_name_alone(tmp_path: Path) -> None:
+    names = {f"IMG_{i:04d}": "0 0.5 0.5 0.1 0.1\n" for i in range(60)}
+    photos = load_labelled_folder(_folder(tmp_path, names, size=(20, 20)))
+    parts = [{p.image_path.name for p in photos_in(photos, part)} for part in ("train", "validation", "test")]
+    assert sum(len(part) for part in parts) == len(photos)
+    assert set().union(*parts) == {p.image_path.name for p in photos}
+    assert all(len(part) > 0 for part in parts)
+    # the part depends on the file name only, not on the folder or on the other images
+    assert split_of("/elsewhere/IMG_0007.png") == split_of("IMG_0007.png")
+    shares = [split_of(f"photo_{i}.jpg") for i in range(4000)]
+    assert abs(shares.count("test") / 4000 - 0.2) < 0.03 and abs(shares.count("validation") / 4000 - 0.2) < 0.03
+
+
+def test_the_split_of_the_real_photos_never_shares_an_image() -> None:
+    folder = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dice-photos-byler-train" / "images"
+    if not folder.is_dir():
+        pytest.skip("the Byler photos are not beside the repository")
+    names = sorted(p.name for p in folder.glob("*.jpg"))
+    parts = {part: {n for n in names if split_of(n) == part} for part in ("train", "validation", "test")}
+    assert parts["train"].isdisjoint(parts["validation"]) and parts["train"].isdisjoint(parts["test"])
+    assert parts["validation"].isdisjoint(parts["test"])
+    assert sum(map(len, parts.values())) == len(names) == 200
+
+
+def test_squares_of_boxes_around_the_die_and_around_the_pips() -> None:
+    photo = LabelledPhoto(Path("x.png"), (640, 480), (LabelledDie(4, (100.0, 80.0, 40.0, 36.0), 1),
+                                                     LabelledDie(1, (300.0, 200.0, 12.0, 12.0), 2),
+                                                     LabelledDie(6, (400.0, 200.0, 50.0, 30.0), 3)))
+    by_die = die_squares(photo, "die")
+    assert by_die[0] == (DieSquare((100.0, 80.0), 40.0), 3)
+    by_pips = die_squares(photo, "pips")
+    assert by_pips[0][0].edge_px == pytest.approx(PIPS_TO_EDGE * 40.0)
+    # one pip tells no size: a face of 1 takes the median edge of the photo's other dice
+    assert by_pips[1][0].edge_px == pytest.approx(PIPS_TO_EDGE * 45.0)
+    alone = LabelledPhoto(Path("y.png"), (640, 480), (LabelledDie(1, (300.0, 200.0, 12.0, 12.0), 1),))
+    assert die_squares(alone, "pips", fallback_edge=70.0)[0][0].edge_px == 70.0
+    with pytest.raises(LabelError, match="face-1 die's edge"):
+        die_squares(alone, "pips")
+
+
+def test_squares_of_no_die_keep_clear_of_the_dice_centres() -> None:
+    squares = [DieSquare((200.0, 200.0), 40.0), DieSquare((242.0, 200.0), 40.0), DieSquare((500.0, 300.0), 40.0)]
+    rng = np.random.default_rng(3)
+    centres = np.array([s.centre_px for s in squares])
+    found = [s for _ in range(20) for s in not_a_die_squares(squares, (640, 480), rng, table=2, shifted=2, pairs=1)]
+    assert len(found) >= 80
+    distances = np.linalg.norm(np.array([s.centre_px for s in found])[:, None] - centres[None], axis=2).min(axis=1)
+    assert distances.min() >= 0.45 * 40.0
+    # the two touching dice give squares over both halves, midway between them
+    assert any(np.allclose(s.centre_px, (221.0, 200.0)) for s in found)
+
+
+def test_rendered_samples_label_flat_dice_by_face_and_faults_as_not_a_die() -> None:
+    frames = list(rendered_samples(np.random.default_rng(5), 9))
+    labels = [label for frame in frames for _, label in frame.samples]
+    assert set(labels) <= set(range(7)) and NOT_A_DIE in labels
+    assert sum(label < NOT_A_DIE for label in labels) >= 9
+
+
+def _truth(**changes: object) -> DieTruth:
+    base: dict[str, object] = {
+        "face": 4, "centre_px": (50.0, 50.0), "edge_px": 40.0, "pip_diameter_px": 7.0, "angle_deg": 0.0,
+        "corners_px": ((30.0, 30.0), (70.0, 30.0), (70.0, 70.0), (30.0, 70.0)), "pose": "flat", "moving": False,
+        "expected_decline": None}
+    return DieTruth(**(base | changes))
+
+
+def test_rendered_dice_are_classed_by_what_their_crop_can_show() -> None:
+    assert rendered_class(_truth(), beneath=False) == 3
+    assert rendered_class(_truth(moving=True, expected_decline=Decline.MOTION), beneath=False) == NOT_A_DIE
+    # cocked dice, a stack's dice and glare over pips are the scene's to judge: their crops alone do not tell
+    assert rendered_class(_truth(pose="cocked", expected_decline=Decline.COCKED), beneath=False) is None
+    assert rendered_class(_truth(), beneath=True) is None
+    assert rendered_class(_truth(pose="stacked", expected_decline=Decline.STACKED), beneath=False) is None
+    assert rendered_class(_truth(expected_decline=Decline.GLARE, glare_weight=1.0), beneath=False) is None
+    assert rendered_class(_truth(glare_weight=0.5), beneath=False) is None

@@ -1,0 +1,103 @@
+"""The per-die reader's acceptance threshold, fitted on labelled crops it was never trained on.
+
+:func:`fit_threshold` takes the model's class probabilities over a validation set and the true classes,
+and returns the smallest threshold at which the share of wrong reads among accepted ones is at most
+``max_wrong_rate`` (1 per 1,000 by default) at that threshold and at every higher one (so a threshold a
+little above the fit is no worse). A read is accepted when its best class is a face and its probability
+reaches the threshold; it is wrong when that face is not the truth (a face read on a crop that is not a
+flat readable die counts as wrong). The fit also states the Clopper-Pearson 95 % interval's upper end of
+the wrong rate, which tells how far so many validation crops can vouch for the target: with no wrong
+read among n accepted it is about 3.7 / n. A lab calls it on its own labelled photos.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import beta
+
+TARGET_WRONG_RATE = 0.001
+"""At most 1 wrong read per 1,000 accepted."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fitted threshold and what it gives on the crops it was fitted on."""
+
+    threshold: float
+    crops: int
+    accepted: int
+    wrong: int
+    max_wrong_rate: float
+
+    @property
+    def wrong_rate(self) -> float:
+        """Wrong reads among accepted ones (0 when none is accepted)."""
+        return self.wrong / self.accepted if self.accepted else 0.0
+
+    @property
+    def wrong_rate_upper_95(self) -> float:
+        """Upper end of the Clopper-Pearson two-sided 95 % interval of the wrong rate among accepted."""
+        return clopper_pearson_upper(self.wrong, self.accepted)
+
+    @property
+    def accepted_share(self) -> float:
+        """Accepted crops among all crops."""
+        return self.accepted / self.crops if self.crops else 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        """The figures for a model's card or a report."""
+        return {"threshold": self.threshold, "crops": self.crops, "accepted": self.accepted, "wrong": self.wrong,
+                "max_wrong_rate": self.max_wrong_rate, "wrong_rate": self.wrong_rate,
+                "wrong_rate_upper_95": self.wrong_rate_upper_95}
+
+
+def clopper_pearson_upper(wrong: int, total: int, confidence: float = 0.95) -> float:
+    """Upper end of the Clopper-Pearson (exact binomial) two-sided interval of ``wrong / total``."""
+    if total <= 0:
+        return 1.0
+    if wrong >= total:
+        return 1.0
+    return float(beta.ppf(1 - (1 - confidence) / 2, wrong + 1, total - wrong))
+
+
+def fit_threshold(probabilities: np.ndarray, truth: np.ndarray, max_wrong_rate: float = TARGET_WRONG_RATE,
+                  not_a_die: int | None = None) -> Calibration:
+    """The smallest threshold whose wrong rate among accepted reads is at most ``max_wrong_rate`` there and at
+    every higher threshold (see the module's docstring).
+
+    ``probabilities``: (N, C) class probabilities, the last class (or ``not_a_die``) being "not a flat
+    readable die"; ``truth``: (N,) true class indices. When no threshold below 1 qualifies the threshold is
+    just above the highest confidence, so nothing of this set is accepted.
+    """
+    probabilities = np.asarray(probabilities, np.float64)
+    truth = np.asarray(truth)
+    if probabilities.ndim != 2 or len(probabilities) != len(truth):
+        raise ValueError(f"probabilities {probabilities.shape} and truth {truth.shape} do not match")
+    if not 0 <= max_wrong_rate < 1:
+        raise ValueError(f"max_wrong_rate must be within 0..1, got {max_wrong_rate}")
+    rejected_class = probabilities.shape[1] - 1 if not_a_die is None else not_a_die
+    best = probabilities.argmax(axis=1)
+    confidence = probabilities.max(axis=1)
+    face_reads = best != rejected_class
+    conf = confidence[face_reads]
+    wrong = (best[face_reads] != truth[face_reads]).astype(np.int64)
+    order = np.argsort(-conf, kind="stable")
+    conf, wrong = conf[order], wrong[order]
+    # accepting the k most confident reads: wrong among them, over k
+    accepted = np.arange(1, len(conf) + 1)
+    wrong_so_far = np.cumsum(wrong)
+    # the threshold conf[k-1] accepts every read with confidence >= it: take the last of each run of ties
+    last_of_tie = np.ones(len(conf), bool)
+    last_of_tie[:-1] = conf[:-1] != conf[1:]
+    ok = (wrong_so_far <= max_wrong_rate * accepted) | ~last_of_tie
+    # every higher threshold must qualify too: the qualifying prefix of the sorted reads
+    failing = np.nonzero(~ok)[0]
+    prefix = len(conf) if len(failing) == 0 else int(failing[0])
+    candidates = np.nonzero(last_of_tie[:prefix])[0]
+    if len(candidates) == 0:
+        threshold = float(np.nextafter(confidence.max(), 2.0)) if len(confidence) else 1.0
+        return Calibration(min(threshold, 1.0), len(truth), 0, 0, max_wrong_rate)
+    k = int(candidates[-1])
+    return Calibration(float(conf[k]), len(truth), k + 1, int(wrong_so_far[k]), max_wrong_rate)

@@ -1,0 +1,191 @@
+"""The learned per-die reader at run time: an ONNX classifier run by OpenCV's DNN module, no training framework.
+
+The model reads a die's upright crop (:func:`vision.die_crop.rectified_crop`) and gives the
+probabilities of seven classes: faces 1..6 and "not a flat readable die". Its card, a JSON file beside
+the ``.onnx``, states the classes, the crop's size and margin, the calibrated acceptance threshold
+(:mod:`vision.die_reader_calibration`) and the model file's SHA-256; :meth:`DieReaderModel.load`
+refuses a model file whose hash is not the card's, so every read can name the exact reader that made it
+(a certificate names the model by that hash). Below the threshold the reader declines, with its
+reason and its confidence, instead of guessing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.declines import Decline
+from vision.die_crop import DieSquare, rectified_crop
+
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+DEFAULT_MODEL = MODEL_DIR / "die_reader.onnx"
+NOT_A_DIE_NAME = "not-a-die"
+
+
+class ModelIntegrityError(ValueError):
+    """A model file that is missing, unreadable or not the one its card describes (the message names the file)."""
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, hex."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def card_path(model_path: Path) -> Path:
+    """The card (JSON) beside a model file."""
+    return model_path.with_suffix(".json")
+
+
+@dataclass(frozen=True)
+class ReaderCard:
+    """What the card beside a model states: classes, crop geometry, acceptance threshold, model hash."""
+
+    classes: tuple[str, ...]
+    crop_px: int
+    margin: float
+    threshold: float
+    sha256: str
+
+    @classmethod
+    def read(cls, path: Path) -> ReaderCard:
+        """The card at ``path``; a missing file or field raises :class:`ModelIntegrityError` naming it."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise ModelIntegrityError(f"{path}: cannot read the model's card ({error})") from error
+        try:
+            card = cls(tuple(data["classes"]), int(data["crop_px"]), float(data["margin"]),
+                       float(data["threshold"]), str(data["sha256"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelIntegrityError(f"{path}: the card lacks or garbles {error}") from error
+        if card.classes[-1] != NOT_A_DIE_NAME or len(card.classes) != 7:
+            raise ModelIntegrityError(f"{path}: classes must be the faces 1..6 and {NOT_A_DIE_NAME!r}, "
+                                      f"got {card.classes}")
+        if not 0.0 <= card.threshold <= 1.0:
+            raise ModelIntegrityError(f"{path}: threshold must be within 0..1, got {card.threshold}")
+        return card
+
+
+@dataclass(frozen=True)
+class DieRead:
+    """One crop's reading: the face (``None`` when declined), the model's confidence in its best class,
+    and for a decline its reason and what the model saw."""
+
+    face: int | None
+    confidence: float
+    decline: Decline | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class CropProbabilities:
+    """The model's output for a batch of crops, with the hash of the model that gave it."""
+
+    probabilities: np.ndarray
+    """(N, 7): faces 1..6, then "not a flat readable die"; each row sums to 1."""
+    model_sha256: str
+
+    @property
+    def best(self) -> np.ndarray:
+        """(N,) the most probable class index (0..5 faces 1..6, 6 not a die)."""
+        return self.probabilities.argmax(axis=1)
+
+    @property
+    def confidence(self) -> np.ndarray:
+        """(N,) the probability of the best class."""
+        return self.probabilities.max(axis=1)
+
+
+def decide(probabilities: np.ndarray, threshold: float) -> list[DieRead]:
+    """Each crop's reading from its class probabilities: the best face when it is a face and its probability
+    reaches ``threshold``, else a decline (UNREADABLE) saying whether the model saw no flat readable die or
+    was unsure, with its confidence."""
+    reads = []
+    for row in np.asarray(probabilities, np.float64):
+        best = int(row.argmax())
+        confidence = float(row[best])
+        if best == len(row) - 1:
+            reads.append(DieRead(None, confidence, Decline.UNREADABLE,
+                                 f"not a flat readable die (confidence {confidence:.3f})"))
+        elif confidence < threshold:
+            reads.append(DieRead(None, confidence, Decline.UNREADABLE,
+                                 f"unsure: face {best + 1} at confidence {confidence:.3f}, below {threshold:.3f}"))
+        else:
+            reads.append(DieRead(best + 1, confidence))
+    return reads
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+class DieReaderModel:
+    """The per-die classifier loaded from an ONNX file whose SHA-256 its card vouches for."""
+
+    def __init__(self, net: cv2.dnn.Net, card: ReaderCard, path: Path) -> None:
+        self._net = net
+        self.card = card
+        self.path = path
+
+    @classmethod
+    def load(cls, path: Path | str = DEFAULT_MODEL) -> DieReaderModel:
+        """Load the model at ``path`` after checking its bytes against the card beside it.
+
+        Raises :class:`ModelIntegrityError` naming the file when the model or its card is missing or
+        unreadable, or when the model's SHA-256 is not the card's.
+        """
+        path = Path(path)
+        card = ReaderCard.read(card_path(path))
+        try:
+            actual = file_sha256(path)
+        except OSError as error:
+            raise ModelIntegrityError(f"{path}: cannot read the model ({error})") from error
+        if actual != card.sha256:
+            raise ModelIntegrityError(f"{path}: SHA-256 {actual} is not the {card.sha256} its card "
+                                      f"{card_path(path).name} states; refusing a changed or foreign model")
+        try:
+            net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as error:
+            raise ModelIntegrityError(f"{path}: OpenCV cannot load the model ({error})") from error
+        return cls(net, card, path)
+
+    @property
+    def sha256(self) -> str:
+        """The model file's SHA-256, to journal with every read."""
+        return self.card.sha256
+
+    def crop(self, image: np.ndarray, square: DieSquare) -> np.ndarray:
+        """The crop of ``square`` at the size and margin the model was trained on."""
+        return rectified_crop(image, square, self.card.crop_px, self.card.margin)
+
+    def probabilities(self, crops: Sequence[np.ndarray]) -> CropProbabilities:
+        """The class probabilities of a batch of BGR crops (each ``crop_px`` square, uint8)."""
+        size = self.card.crop_px
+        if len(crops) == 0:
+            return CropProbabilities(np.zeros((0, len(self.card.classes)), np.float32), self.sha256)
+        for index, crop in enumerate(crops):
+            if crop.shape[:2] != (size, size) or crop.ndim != 3 or crop.shape[2] != 3:
+                raise ValueError(f"crop {index} is {crop.shape}; the model reads ({size}, {size}, 3) BGR crops")
+        blob = cv2.dnn.blobFromImages(list(crops), scalefactor=1.0 / 255.0, size=(size, size), swapRB=False,
+                                      crop=False)
+        self._net.setInput(blob)
+        logits = self._net.forward().reshape(len(crops), -1).astype(np.float64)
+        return CropProbabilities(_softmax(logits).astype(np.float32), self.sha256)
+
+    def read(self, crops: Sequence[np.ndarray], threshold: float | None = None) -> list[DieRead]:
+        """Each crop's reading, accepted at the card's calibrated threshold unless another is given."""
+        limit = self.card.threshold if threshold is None else threshold
+        return decide(self.probabilities(crops).probabilities, limit)
+
+    def read_squares(self, image: np.ndarray, squares: Sequence[DieSquare],
+                     threshold: float | None = None) -> list[DieRead]:
+        """Each square's reading in ``image``."""
+        return self.read([self.crop(image, s) for s in squares], threshold)

@@ -1,0 +1,292 @@
+"""Labelled dice photos and rendered frames as samples for the per-die reader: squares with their class.
+
+A labelled photo folder holds images with a YOLO text file beside each (``class xc yc w h`` per die,
+fractions of the image size, class 0..5 meaning a face of 1..6 pips). :func:`load_labelled_folder`
+reads it and refuses bad input naming the file and line at fault. :func:`split_of` puts each image
+(never each die) in the train, validation or test part by a hash of its file name, so the parts are
+the same on every machine. :func:`die_squares` turns the labels into the dice's squares
+(:class:`vision.die_crop.DieSquare`), :func:`not_a_die_squares` adds squares of the seventh class
+("not a flat readable die": bare table, a die cut in half, two dice) and :func:`rendered_samples`
+draws frames from the renderer, whose truth is exact, with moving dice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import cv2
+import numpy as np
+
+from vision.declines import Decline
+from vision.die_crop import DieSquare
+
+if TYPE_CHECKING:
+    from vision.render.dice import DieTruth
+
+FACES = 6
+NOT_A_DIE = 6
+"""Class index of "not a flat readable die" (classes 0..5 are faces 1..6)."""
+CLASS_NAMES = ("1", "2", "3", "4", "5", "6", "not-a-die")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+
+Split = Literal["train", "validation", "test"]
+EdgeRule = Literal["die", "pips"]
+"""How a set's boxes were drawn: around the die (its edge is the box's larger side) or around the pips only."""
+
+PIPS_TO_EDGE = 1.39
+"""Die edge / larger side of the box around the pips of a face of 2..6 (corner pips lie about 0.26 of
+the edge from the centre, pips are about 0.17 of the edge wide: 2 x 0.26 + 0.17 = 0.72)."""
+
+
+class LabelError(ValueError):
+    """A labelled photo folder that cannot be read as it stands (the message names the file and line)."""
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """One labelled die: its face (1..6), its box in image px (centre x, centre y, width, height), its line."""
+
+    face: int
+    box_px: tuple[float, float, float, float]
+    line: int
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    """An image of a labelled folder, its size (width, height) and its dice."""
+
+    image_path: Path
+    size: tuple[int, int]
+    dice: tuple[LabelledDie, ...]
+
+    def read(self) -> np.ndarray:
+        """The image (BGR)."""
+        image = cv2.imread(str(self.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise LabelError(f"{self.image_path}: cannot be read as an image")
+        return image
+
+
+def read_yolo_labels(label_path: Path, size: tuple[int, int]) -> tuple[LabelledDie, ...]:
+    """The dice of one YOLO label file for an image of ``size`` (width, height) px.
+
+    Raises :class:`LabelError` naming the file and line for a line that is not five numbers, a class
+    outside 0..5, or a box that is empty or reaches outside the image (beyond half a pixel).
+    """
+    width, height = size
+    dice = []
+    try:
+        text = label_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LabelError(f"{label_path}: cannot be read ({error})") from error
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        where = f"{label_path}, line {number}"
+        if len(fields) != 5:
+            raise LabelError(f"{where}: expected 'class x_center y_center width height', got {line.strip()!r}")
+        try:
+            label = int(fields[0])
+            xc, yc, w, h = (float(v) for v in fields[1:])
+        except ValueError as error:
+            raise LabelError(f"{where}: not numbers: {line.strip()!r}") from error
+        if not 0 <= label < FACES:
+            raise LabelError(f"{where}: class {label} is outside 0..5 (faces 1..6)")
+        if not all(math.isfinite(v) for v in (xc, yc, w, h)) or w <= 0 or h <= 0:
+            raise LabelError(f"{where}: the box must have a positive width and height, got {w} x {h}")
+        tolerance = 0.5
+        left, right = (xc - w / 2) * width, (xc + w / 2) * width
+        top, bottom = (yc - h / 2) * height, (yc + h / 2) * height
+        if left < -tolerance or top < -tolerance or right > width + tolerance or bottom > height + tolerance:
+            raise LabelError(f"{where}: the box ({left:.1f}, {top:.1f})-({right:.1f}, {bottom:.1f}) px reaches "
+                             f"outside the {width} x {height} image")
+        dice.append(LabelledDie(label + 1, (xc * width, yc * height, w * width, h * height), number))
+    return tuple(dice)
+
+
+def load_labelled_folder(folder: Path | str) -> list[LabelledPhoto]:
+    """Every image of ``folder`` with a YOLO label file beside it (same name, ``.txt``), sorted by name.
+
+    An image without its label file, an unreadable image or a bad label line raises :class:`LabelError`.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise LabelError(f"{folder}: not a folder")
+    images = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not images:
+        raise LabelError(f"{folder}: no images ({', '.join(IMAGE_SUFFIXES)})")
+    photos = []
+    for image_path in images:
+        label_path = image_path.with_suffix(".txt")
+        if not label_path.is_file():
+            raise LabelError(f"{image_path}: no label file {label_path.name} beside it")
+        image = cv2.imread(str(image_path), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            raise LabelError(f"{image_path}: cannot be read as an image")
+        size = (int(image.shape[1]), int(image.shape[0]))
+        photos.append(LabelledPhoto(image_path, size, read_yolo_labels(label_path, size)))
+    return photos
+
+
+def split_of(name: str, validation: float = 0.2, test: float = 0.2) -> Split:
+    """The part an image of file name ``name`` belongs to, from the SHA-256 of the name alone.
+
+    The first 8 bytes of the hash, as a fraction of 2**64, fall in [0, test) for the test part,
+    [test, test + validation) for validation, the rest for training: the same on every machine,
+    whatever else the folder holds.
+    """
+    if not (0 <= validation and 0 <= test and validation + test <= 1):
+        raise ValueError(f"validation {validation} and test {test} must be shares adding up to at most 1")
+    share = int.from_bytes(hashlib.sha256(Path(name).name.encode("utf-8")).digest()[:8], "big") / 2**64
+    if share < test:
+        return "test"
+    if share < test + validation:
+        return "validation"
+    return "train"
+
+
+def photos_in(photos: Sequence[LabelledPhoto], part: Split, validation: float = 0.2,
+              test: float = 0.2) -> list[LabelledPhoto]:
+    """The photos whose file name puts them in ``part`` (:func:`split_of`)."""
+    return [p for p in photos if split_of(p.image_path.name, validation, test) == part]
+
+
+def _die_edge(die: LabelledDie, rule: EdgeRule, pip_edge: float | None) -> float:
+    _, _, w, h = die.box_px
+    if rule == "die":
+        return max(w, h)
+    if die.face > 1:
+        return PIPS_TO_EDGE * max(w, h)
+    if pip_edge is None:
+        raise LabelError(f"a face-1 die's edge cannot be told from its pip box alone (line {die.line})")
+    return pip_edge
+
+
+def die_squares(photo: LabelledPhoto, rule: EdgeRule, fallback_edge: float | None = None
+                ) -> list[tuple[DieSquare, int]]:
+    """Each labelled die's square (centred on its box, turn 0) and its class (face - 1).
+
+    ``rule="die"``: the edge is the box's larger side. ``rule="pips"``: the box holds the pips only, so
+    the edge is :data:`PIPS_TO_EDGE` times the larger side for faces 2..6, and for a face of 1 (one pip)
+    the median edge of the photo's other dice, else ``fallback_edge``.
+    """
+    others = [PIPS_TO_EDGE * max(d.box_px[2:]) for d in photo.dice if d.face > 1]
+    pip_edge = float(np.median(others)) if others else fallback_edge
+    return [(DieSquare((d.box_px[0], d.box_px[1]), _die_edge(d, rule, pip_edge)), d.face - 1) for d in photo.dice]
+
+
+def median_pip_edge(photos: Sequence[LabelledPhoto]) -> float | None:
+    """The median edge of the dice of faces 2..6 over ``photos`` labelled around their pips."""
+    edges = [PIPS_TO_EDGE * max(d.box_px[2:]) for p in photos for d in p.dice if d.face > 1]
+    return float(np.median(edges)) if edges else None
+
+
+def not_a_die_squares(squares: Sequence[DieSquare], size: tuple[int, int], rng: np.random.Generator,
+                      table: int = 2, shifted: int = 2, pairs: int = 1) -> list[DieSquare]:
+    """Squares of the seventh class around the dice ``squares`` of an image of ``size``: bare table at
+    least 1.5 edges from every die, a die's square moved half an edge off it (so it holds half a die and
+    no other die's centre), and a square between two neighbouring dice (two halves)."""
+    if not squares:
+        return []
+    width, height = size
+    centres = np.array([s.centre_px for s in squares])
+    edges = np.array([s.edge_px for s in squares])
+    edge = float(np.median(edges))
+    found: list[DieSquare] = []
+
+    def clear_of_dice(point: np.ndarray, distance: float) -> bool:
+        return bool(np.all(np.linalg.norm(centres - point, axis=1) >= distance * edges))
+
+    for _ in range(40 * table):
+        if sum(1 for s in found if s.edge_px == edge) >= table:
+            break
+        point = rng.uniform([edge, edge], [width - edge, height - edge]) if min(width, height) > 2 * edge else None
+        if point is not None and clear_of_dice(point, 1.5):
+            found.append(DieSquare((float(point[0]), float(point[1])), edge, float(rng.uniform(0, 90))))
+    for _ in range(shifted):
+        for _attempt in range(20):
+            k = int(rng.integers(len(squares)))
+            turn = rng.uniform(0, 2 * np.pi)
+            point = centres[k] + edges[k] * rng.uniform(0.5, 0.6) * np.array([np.cos(turn), np.sin(turn)])
+            if clear_of_dice(point, 0.45):
+                found.append(DieSquare((float(point[0]), float(point[1])), float(edges[k]),
+                                       float(rng.uniform(0, 90))))
+                break
+    if len(squares) > 1:
+        distance = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+        np.fill_diagonal(distance, np.inf)
+        near = [(i, j) for i in range(len(squares)) for j in range(i + 1, len(squares))
+                if distance[i, j] < 2.2 * max(edges[i], edges[j])]
+        for index in rng.permutation(len(near))[:pairs]:
+            i, j = near[int(index)]
+            middle = (centres[i] + centres[j]) / 2
+            if clear_of_dice(middle, 0.45):
+                found.append(DieSquare((float(middle[0]), float(middle[1])), float(max(edges[i], edges[j])),
+                                       float(rng.uniform(0, 90))))
+    return found
+
+
+def truth_square(corners_px: Sequence[tuple[float, float]]) -> DieSquare:
+    """The square of a rendered die's up face from its four corners (image px, in drawing order)."""
+    quad = np.asarray(corners_px, np.float64)
+    side = float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
+    dx, dy = quad[1] - quad[0]
+    return DieSquare((float(quad[:, 0].mean()), float(quad[:, 1].mean())), side, float(np.degrees(np.arctan2(dy, dx))))
+
+
+def rendered_class(die: DieTruth, beneath: bool) -> int | None:
+    """A rendered die's class for the reader (see :func:`rendered_samples`), ``None`` for no sample;
+    ``beneath``: another die rests on it."""
+    if die.pose != "flat" or beneath or die.decline_tolerated or die.expected_decline == Decline.GLARE:
+        return None
+    if die.moving:
+        return NOT_A_DIE
+    return die.face - 1
+
+
+@dataclass(frozen=True)
+class RenderedFrame:
+    """A rendered frame and the squares in it with their class (0..5 faces 1..6, :data:`NOT_A_DIE`)."""
+
+    image: np.ndarray
+    samples: tuple[tuple[DieSquare, int], ...]
+
+
+def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[RenderedFrame]:
+    """``frames`` rendered frames of the benchmark's styles at realistic nuisance, a third with a fault, a quarter
+    seen from a low camera in front of the table (side faces show widely, as in webcam photos).
+
+    A flat, still die in plain sight gives its face; a moving (blurred) die gives :data:`NOT_A_DIE`.
+    Cocked dice, the dice of a stack and dice under glare give nothing: a die cocked by 24-40 degrees
+    shows its up face barely foreshortened, the die on top of a stack shows a clean flat face and covers
+    the one beneath, and a glare spot over a pip may leave it readable, so their crops alone do not tell;
+    the scene's stages judge them (a face's shape and the side faces around it, a die nearer the camera
+    over another, saturated pixels). Squares of bare table, of half a die and of two dice are added.
+    """
+    from vision.render.dice import random_dice_scene, render_dice
+    from vision.render.dice_frames import STYLES
+    from vision.render.nuisance import Nuisance
+
+    styles = list(STYLES.values())
+    faults = ((), (), (), ("cocked",), ("stacked",), ("motion",), ("glare",), (), ("cocked",))
+    for index in range(frames):
+        fault = faults[index % len(faults)]
+        count = int(rng.integers(2 if fault == ("stacked",) else 1, 6))
+        scene = random_dice_scene(rng, count, styles[index % len(styles)], faults=fault, oblique=index % 4 == 1)
+        image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
+        beneath = {d.rests_on for d in scene.dice if d.rests_on is not None}
+        samples: list[tuple[DieSquare, int]] = []
+        for i, die in enumerate(truth.dice):
+            label = rendered_class(die, beneath=i in beneath)
+            if label is not None:
+                samples.append((truth_square(die.corners_px), label))
+        squares = [truth_square(d.corners_px) for d in truth.dice]
+        height, width = image.shape[:2]
+        samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=1)]
+        yield RenderedFrame(image, tuple(samples))
