@@ -88,3 +88,14 @@ def test_mismatched_inputs_and_bad_settings_are_refused() -> None:
         judge_scene(frame, bodies, [], EDGE, SceneSettings())
     with pytest.raises(ValueError, match="expected_dice"):
         SceneSettings(expected_dice=0)
+
+
+def test_a_body_beyond_the_arena_with_no_die_read_is_not_judged() -> None:
+    frame, bodies = die_frame([(60, 60), (200, 150)])
+    arena = ((100.0, 100.0), (300.0, 100.0), (300.0, 230.0), (100.0, 230.0))
+    marker = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px)
+    verdict = judge_scene(frame, bodies, [marker, explained(read(200, 150))], EDGE,
+                          SceneSettings(arena=arena, expected_dice=1))
+    assert verdict.accepted and [die.face for die in verdict.dice] == [5]
+    inside = judge_scene(frame, bodies, [marker, explained(read(200, 150))], EDGE, SceneSettings(expected_dice=1))
+    assert inside.decline is Decline.COCKED  # the same body inside the arena is judged

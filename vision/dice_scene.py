@@ -11,7 +11,8 @@ unexplained. This stage gives the frame's verdict, declining it when
   p217-2007/banca-francesa/7 b) — a flat die of that size reads surely;
 - two readings of one die disagree, or any other body is not explained (``unreadable``);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
-  the game throws (``wrong-count``).
+  the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
+  target's marker, the lit floor) is not judged: were it a die, the count would be short.
 
 When several bodies decline a frame the reason given is the first of :data:`DECLINE_ORDER`. A declined
 frame is never an outcome.
@@ -142,6 +143,11 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {explanation.detail}"
 
 
+def _centre(body: BodyPixels) -> tuple[float, float]:
+    ys, xs = np.nonzero(body.mask)
+    return (body.origin[0] + float(xs.mean()), body.origin[1] + float(ys.mean())) if xs.size else body.origin
+
+
 def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(arena, (float(point[0]), float(point[1])), False) >= 0
 
@@ -153,13 +159,15 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         raise ValueError(f"{len(bodies)} bodies but {len(explanations)} explanations")
     declines: list[tuple[Decline, str]] = []
     dice: list[DieReading] = []
+    arena = None if settings.arena is None else np.asarray(settings.arena, np.float32)
     for body, explanation in zip(bodies, explanations, strict=True):
+        if arena is not None and not explanation.dice and not _inside(arena, _centre(body)):
+            continue  # no die read beyond the arena (a target's marker, the lit floor): the count tells a die missed
         problem = judge_body(frame, body, explanation, die_edge_px, settings)
         if problem is not None:
             declines.append(problem)
         dice.extend(explanation.dice if explanation.explained else ())
-    if settings.arena is not None:
-        arena = np.asarray(settings.arena, np.float32)
+    if arena is not None:
         for die in dice:
             if not _inside(arena, die.square.centre_px):
                 x, y = die.square.centre_px
