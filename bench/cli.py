@@ -16,6 +16,7 @@ from bench.allure_labels import clause_list, plain_test_name
 from bench.catalogue import CatalogueError, EquipmentKind, load_catalogue
 from bench.catalogue.model import Testability
 from bench.cli_approve import approve
+from bench.cli_calibrate_dice import calibrate_dice
 from bench.cli_doctor import doctor
 from bench.cli_help import complete_profile, complete_suite, suite_names, use_plain_metavars
 from bench.cli_integrity import keys_app, sign, verify
@@ -31,6 +32,7 @@ sim_app = typer.Typer(help="Device simulators.", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
 app.add_typer(rng_app, name="rng")
 app.add_typer(read_app, name="read")
+calibrate_app.command("dice")(calibrate_dice)
 app.add_typer(calibrate_app, name="calibrate")
 app.add_typer(keys_app, name="keys")
 app.command("plan")(plan)

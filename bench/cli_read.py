@@ -65,19 +65,20 @@ def read_dice_images(
     labels: Annotated[Literal["yolo"] | None, typer.Option(
         "--labels", help="Score the reader against the labels beside the images (YOLO text files: class 0..5 = "
                          "faces 1..6); arguments may be folders of labelled images.")] = None,
+    reader: Annotated[Path | None, typer.Option(
+        "--reader", help="Read with the staged reader and this configuration (from 'bench calibrate dice'); "
+                         "default: the classical reader.")] = None,
 ) -> None:
     """Read the dice in each image: faces, centres, sizes and confidences, or why the frame is declined."""
-    from vision.dice import DiceReaderConfig, read_dice
-
     _check_max_pixels(max_pixels)
+    read_frame = _dice_reader(dice, reader)
     if labels is not None:
-        _score_dice(images, DiceReaderConfig(expected_dice=dice), as_json, max_pixels)
+        _score_dice(images, read_frame, as_json, max_pixels)
         return
     try:
-        config = DiceReaderConfig(expected_dice=dice)
         results = []
         for path in images:
-            read = read_dice(_load_image(path, max_pixels), config)
+            read = read_frame(_load_image(path, max_pixels))
             results.append({"image": str(path)} | read.to_json())
     except ValueError as error:
         raise _fail(str(error)) from None
@@ -91,11 +92,30 @@ def read_dice_images(
     _emit(results, as_json, summary)
 
 
-def _score_dice(paths: list[Path], config: Any, as_json: bool, max_pixels: int) -> None:
+def _dice_reader(dice: int | None, reader_file: Path | None) -> Any:
+    """The frame reader: the staged reader with ``reader_file``'s configuration, else the classical reader."""
+    if reader_file is None:
+        from vision.dice import DiceReaderConfig, read_dice
+
+        try:
+            config = DiceReaderConfig(expected_dice=dice)
+        except ValueError as error:
+            raise _fail(str(error)) from None
+        return lambda image: read_dice(image, config)
+    from vision.dice_reader_settings import load_reader_settings
+    from vision.dice_staged_reader import staged_reader
+    from vision.die_reader_model import ModelIntegrityError
+
+    try:
+        return staged_reader(load_reader_settings(reader_file), reader_file, expected_dice=dice).read
+    except (ValueError, ModelIntegrityError) as error:
+        raise _fail(str(error)) from None
+
+
+def _score_dice(paths: list[Path], read_frame: Any, as_json: bool, max_pixels: int) -> None:
     """``--labels yolo``: read every labelled image and print the score (exit 0), or exit 2 naming the fault."""
     from rich.progress import Progress
 
-    from vision.dice import read_dice
     from vision.dice_scoring import image_read_of, score, score_lines
     from vision.yolo_labels import LabelError, LabelledImage, labelled_images, read_label_file
 
@@ -111,7 +131,7 @@ def _score_dice(paths: list[Path], config: Any, as_json: bool, max_pixels: int) 
         pairs = []
         with Progress(console=error_console, transient=True) as progress:
             for item in progress.track(items, description="reading"):
-                read = read_dice(_load_image(item.image, max_pixels), config)
+                read = read_frame(_load_image(item.image, max_pixels))
                 pairs.append((item.dice, image_read_of(str(item.image), read)))
     except (LabelError, ValueError) as error:
         raise _fail(str(error)) from None

@@ -200,3 +200,38 @@ def test_read_dice_with_a_bad_label_names_the_file_and_line(tmp_path: Path) -> N
     result = runner.invoke(app, ["read", "dice", str(tmp_path), "--labels", "yolo"])
     assert result.exit_code == 2
     assert "dice-1.txt:4: class '7' must be 0..5" in result.stderr.replace("\n", "")
+
+
+def test_calibrate_dice_writes_the_readers_threshold_and_read_uses_it(tmp_path: Path) -> None:
+    from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    _labelled(photos, (1, 2, 3, 4))
+    output = tmp_path / "reader.json"
+    result = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(output), "--side-share", "0.2"])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    written = json.loads(output.read_text())
+    assert written["model_sha256"] == DieReaderModel.load(DEFAULT_MODEL).sha256 and written["side_share"] == 0.2
+    assert 0.0 < written["threshold"] <= 1.0 and written["threshold"] == written["calibration"]["threshold"]
+    assert written["calibration"]["images"] == 4 and written["calibration"]["labelled_dice"] == 12
+    assert "squares read" in result.stdout and "95 % upper bound" in result.stdout
+    read = runner.invoke(app, ["read", "dice", str(photos), "--labels", "yolo", "--reader", str(output), "--json"])
+    assert read.exit_code == 0, read.stderr
+    figures = json.loads(read.stdout)
+    assert figures["labelled"] == 12 and figures["wrong"] == 0
+    one = runner.invoke(app, ["read", "dice", str(photos / "dice-1.png"), "--reader", str(output), "--json"])
+    assert json.loads(one.stdout)["reader_sha256"] == written["model_sha256"]
+
+
+def test_calibrate_dice_refuses_a_bad_label_and_a_configuration_for_another_model(tmp_path: Path) -> None:
+    _labelled(tmp_path, (1,))
+    (tmp_path / "dice-1.txt").write_text("0 0.5 0.5 0.1\n")
+    result = runner.invoke(app, ["calibrate", "dice", str(tmp_path), "-o", str(tmp_path / "r.json")])
+    assert result.exit_code == 2 and "dice-1.txt:1: expected 5 fields" in result.stderr.replace("\n", "")
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"model_sha256": "0" * 64}))
+    result = runner.invoke(app, ["calibrate", "dice", str(tmp_path), "-o", str(tmp_path / "r.json"), "--reader",
+                                 str(other)])
+    assert result.exit_code == 2 and "fitted for the model 0000000000000000" in result.stderr.replace("\n", "")
+    assert not (tmp_path / "r.json").exists()

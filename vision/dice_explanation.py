@@ -59,6 +59,17 @@ class DieReading:
     def confidence(self) -> float:
         return float(self.probabilities[self.best_class])
 
+    @property
+    def centre_px(self) -> tuple[float, float]:
+        return self.square.centre_px
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict: the face, the square (centre, edge, turn) and the confidence."""
+        square = self.square
+        return {"face": self.face, "centre_px": [round(v, 2) for v in square.centre_px],
+                "edge_px": round(square.edge_px, 2), "angle_deg": round(square.angle_deg, 2),
+                "confidence": round(self.confidence, 4)}
+
     def sure(self, threshold: float) -> bool:
         """A face at or above the acceptance threshold."""
         return self.face is not None and self.confidence >= threshold

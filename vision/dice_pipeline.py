@@ -66,6 +66,12 @@ class StagedRead:
         """Faces up, sorted; empty when declined (a declined read is never an outcome)."""
         return tuple(sorted(die.face or 0 for die in self.dice)) if self.accepted else ()
 
+    def to_json(self) -> dict:
+        """A JSON-ready dict, as :meth:`vision.dice_types.DiceRead.to_json` with the reader's hash."""
+        return {"accepted": self.accepted, "faces": list(self.faces),
+                "decline": None if self.decline is None else str(self.decline), "detail": self.detail,
+                "dice": [die.to_json() for die in self.dice], "reader_sha256": self.reader_sha256}
+
 
 def body_in_frame(body: Body) -> BodyPixels:
     """A found body's pixels at the frame's resolution (its outline filled), placed at its bounding box."""

@@ -1,0 +1,88 @@
+"""``bench calibrate dice``: fit the staged dice reader's acceptance threshold on a lab's own labelled photos.
+
+The photos are of the lab's arena under its camera, with YOLO labels beside them (``class xc yc w h``,
+class 0..5 = faces 1..6). The body and proposal stages run on each photo as they will at run time, the
+per-die model reads every square they propose, and each square takes the face of the labelled die it lies
+on, else "not a flat readable die" (:mod:`vision.dice_calibration_samples`). The threshold is the smallest
+at which wrong reads stay at most ``--max-wrong`` of the accepted ones there and at every higher threshold
+(:func:`vision.die_reader_calibration.fit_threshold`). The reader configuration is written with the
+threshold, the model's hash it was fitted for and the figures of the fit; the figures are printed, with
+the Clopper-Pearson 95 % upper bound that says how far so many photos vouch for the rate.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bench.cli_read import _fail, _load_image, console
+from vision.image_file import DEFAULT_MAX_PIXELS
+
+
+def _labelled(paths: list[Path]) -> list:  # list[LabelledImage]
+    from vision.yolo_labels import labelled_images
+
+    items = []
+    for path in paths:
+        items += labelled_images(path)
+    return items
+
+
+def calibrate_dice(
+    folders: Annotated[list[Path], typer.Argument(help="Folders of labelled photos of the arena (YOLO labels "
+                                                        "beside each image: class 0..5 = faces 1..6).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Reader configuration to write (JSON).")],
+    start: Annotated[Path | None, typer.Option("--reader", help="Configuration to start from (its model and "
+                                                                 "settings are kept).")] = None,
+    max_wrong: Annotated[float, typer.Option(help="Largest share of wrong reads among accepted ones.")] = 0.001,
+    side_share: Annotated[float | None, typer.Option(help="Side face a flat die shows to this camera, share of "
+                                                          "its edge (0.12 overhead, ~0.45 oblique).")] = None,
+    max_pixels: Annotated[int, typer.Option(help="Refuse images larger than this many pixels.")] = DEFAULT_MAX_PIXELS,
+) -> None:
+    """Fit the dice reader's acceptance threshold on labelled photos; writes the reader configuration."""
+    from rich.progress import Progress
+
+    from vision.dice_calibration_samples import calibration_samples
+    from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings, save_reader_settings
+    from vision.dice_staged_reader import staged_reader
+    from vision.die_reader_calibration import fit_threshold
+    from vision.die_reader_model import ModelIntegrityError
+    from vision.yolo_labels import LabelError
+
+    if not 0.0 <= max_wrong < 1.0:
+        raise _fail(f"--max-wrong {max_wrong}: a share of the accepted reads within 0..1")
+    try:
+        settings = load_reader_settings(start) if start is not None else DiceReaderSettings()
+        if side_share is not None:
+            settings = settings.model_copy(update={"side_share": side_share})
+        reader = staged_reader(settings, start)
+        items = _labelled(folders)
+        with Progress(console=console, transient=True) as progress:
+            photos = ((_load_image(item.image, max_pixels), item.dice)
+                      for item in progress.track(items, description="reading the photos"))
+            samples = calibration_samples(photos, reader.reader, reader.stages)
+    except (LabelError, ModelIntegrityError, ValueError) as error:
+        raise _fail(str(error)) from None
+    if len(samples.truth) == 0:
+        raise _fail(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
+    fit = fit_threshold(samples.probabilities, samples.truth, max_wrong)
+    calibration = {**fit.as_dict(), "photos": [str(folder) for folder in folders], "images": samples.images,
+                   "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,
+                   "fitted": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
+    fitted = settings.model_copy(update={"threshold": fit.threshold, "model_sha256": reader.reader.sha256,
+                                         "calibration": calibration})
+    save_reader_settings(fitted, output)
+    upper = 1000 * fit.wrong_rate_upper_95
+    console.print(f"threshold {fit.threshold:.6f} written to {output}", markup=False, highlight=False)
+    console.print(f"  {samples.images} photos, {samples.labelled} labelled dice "
+                  f"({samples.labelled_with_a_square} with a square proposed)", markup=False, highlight=False)
+    console.print(f"  {fit.crops} squares read, {fit.accepted} accepted ({fit.accepted_share:.1%}), "
+                  f"{fit.wrong} wrong", markup=False, highlight=False)
+    console.print(f"  wrong per 1,000 accepted: {1000 * fit.wrong_rate:.1f} (95 % upper bound {upper:.1f})",
+                  markup=False, highlight=False)
+    if upper > 1000 * max_wrong:
+        console.print(f"  so few accepted squares vouch for at most {upper:.1f} wrong per 1,000: label more "
+                      f"photos to vouch for {1000 * max_wrong:g}", markup=False, highlight=False)
