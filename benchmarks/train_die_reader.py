@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", choices=("A", "B"), default="A",
                         help="A: Byler train part + rendered; B: also the matteop65 train part")
-    parser.add_argument("--epochs", type=int, default=50)
+    parser.add_argument("--epochs", type=int, default=80)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--rendered-frames", type=int, default=RENDERED_TRAIN_FRAMES)
     args = parser.parse_args(argv)
