@@ -125,9 +125,9 @@ def _score_dice(paths: list[Path], read_frame: Any, as_json: bool, max_pixels: i
             if path.is_dir():
                 items += labelled_images(path)
             else:
-                image = _load_image(path, max_pixels)
+                height, width = _load_image(path, max_pixels).shape[:2]
                 items.append(LabelledImage(path, path.with_suffix(".txt"),
-                                           read_label_file(path.with_suffix(".txt"), image.shape[1], image.shape[0])))
+                                           read_label_file(path.with_suffix(".txt"), width, height), (width, height)))
         pairs = []
         with Progress(console=error_console, transient=True) as progress:
             for item in progress.track(items, description="reading"):

@@ -43,9 +43,9 @@ from vision.die_reader_scores import ReaderScore
 from vision.die_samples import (
     NOT_A_DIE,
     EdgeRule,
-    LabelledPhoto,
+    LabelledImage,
     die_squares,
-    load_labelled_folder,
+    labelled_images,
     median_pip_edge,
     photos_in,
     rendered_samples,
@@ -66,7 +66,7 @@ def read_both(model: DieReaderModel, crops: list[np.ndarray]) -> tuple[list[DieR
     return decide(probabilities, model.card.threshold), decide(probabilities, 0.0)
 
 
-def read_photos(model: DieReaderModel, photos: list[LabelledPhoto], rule: EdgeRule, failures: list | None = None
+def read_photos(model: DieReaderModel, photos: list[LabelledImage], rule: EdgeRule, failures: list | None = None
                 ) -> tuple[ReaderScore, ReaderScore]:
     """The reader's score on the labelled dice of ``photos`` at its threshold and with none; wrong reads and
     declines go to ``failures``."""
@@ -172,12 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     protocol = card.get("protocol", "A")
     print(f"model {args.model.name}: {args.model.stat().st_size} bytes, sha256 {model.sha256}, protocol {protocol}, "
           f"threshold {model.card.threshold:.4f}")
-    matteo = load_labelled_folder(MATTEO)
+    matteo = labelled_images(MATTEO)
     matteo_held_out = matteo if protocol == "A" else photos_in(matteo, "test")
     sets = {
         f"matteop65 ({'all' if protocol == 'A' else 'test part'}, {len(matteo_held_out)} images)":
             (matteo_held_out, "pips", 97.0),
-        "Byler held out (test part)": (photos_in(load_labelled_folder(BYLER), "test"), "die", 95.0),
+        "Byler held out (test part)": (photos_in(labelled_images(BYLER), "test"), "die", 95.0),
     }
     results = []
     for name, (photos, rule, target) in sets.items():

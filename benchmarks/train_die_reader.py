@@ -36,9 +36,9 @@ from vision.die_samples import (
     CLASS_NAMES,
     NOT_A_DIE,
     EdgeRule,
-    LabelledPhoto,
+    LabelledImage,
     die_squares,
-    load_labelled_folder,
+    labelled_images,
     median_pip_edge,
     not_a_die_squares,
     photos_in,
@@ -88,7 +88,7 @@ def centre_crop(patch: np.ndarray) -> np.ndarray:
     return rectified_crop(patch, DieSquare((CONTEXT_PX / 2, CONTEXT_PX / 2), edge), CROP_PX, CROP_MARGIN)
 
 
-def photo_patches(photos: list[LabelledPhoto], rule: EdgeRule, rng: np.random.Generator,
+def photo_patches(photos: list[LabelledImage], rule: EdgeRule, rng: np.random.Generator,
                   negatives: bool = True) -> Patches:
     """Patches of each labelled die and (with ``negatives``) of the seventh class around them."""
     fallback = median_pip_edge(photos) if rule == "pips" else None
@@ -254,8 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     log = lambda text: print(f"[{time.monotonic() - started:6.1f} s] {text}", flush=True)
     rng = np.random.default_rng(SEED)
-    byler = load_labelled_folder(BYLER)
-    matteo = load_labelled_folder(MATTEO)
+    byler = labelled_images(BYLER)
+    matteo = labelled_images(MATTEO)
     train_set = photo_patches(photos_in(byler, "train"), "die", rng)
     validation = photo_patches(photos_in(byler, "validation"), "die", rng)
     data = {"byler_train_images": len(photos_in(byler, "train")),

@@ -1,4 +1,5 @@
-"""Labelled dice photos as the per-die reader's samples: label errors, the split by image, squares and non-dice."""
+"""Labelled dice photos as the per-die reader's samples: the split by image, squares and non-dice (the labels
+themselves: ``tests/test_yolo_labels.py``)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,7 @@ from vision.die_crop import DieSquare
 from vision.die_samples import (
     NOT_A_DIE,
     PIPS_TO_EDGE,
-    LabelError,
-    LabelledDie,
-    LabelledPhoto,
     die_squares,
-    load_labelled_folder,
     not_a_die_squares,
     photos_in,
     rendered_class,
@@ -25,6 +22,7 @@ from vision.die_samples import (
     split_of,
 )
 from vision.render.dice import DieTruth
+from vision.yolo_labels import LabelError, LabelledDie, LabelledImage, labelled_images
 
 
 def _folder(tmp_path: Path, labels: dict[str, str], size: tuple[int, int] = (200, 100)) -> Path:
@@ -34,47 +32,12 @@ def _folder(tmp_path: Path, labels: dict[str, str], size: tuple[int, int] = (200
     return tmp_path
 
 
-def test_a_folder_reads_into_dice_in_pixels(tmp_path: Path) -> None:
-    photos = load_labelled_folder(_folder(tmp_path, {"a": "2 0.5 0.5 0.1 0.2\n\n0 0.25 0.25 0.05 0.1\n"}))
-    (photo,) = photos
-    assert photo.size == (200, 100)
-    assert photo.dice == (LabelledDie(3, (100.0, 50.0, 20.0, 20.0), 1), LabelledDie(1, (50.0, 25.0, 10.0, 10.0), 3))
-
-
-@pytest.mark.parametrize(("text", "message"), [
-    ("1 0.5 0.5 0.1\n", "line 1: expected 'class x_center"),
-    ("1 0.5 0.5 0.1 0.1\n1 0.5 half 0.1 0.1\n", "line 2: not numbers"),
-    ("6 0.5 0.5 0.1 0.1\n", "line 1: class 6 is outside 0..5"),
-    ("-1 0.5 0.5 0.1 0.1\n", "line 1: class -1 is outside 0..5"),
-    ("0 0.98 0.5 0.1 0.1\n", "line 1: the box .* reaches outside the 200 x 100 image"),
-    ("0 0.5 0.5 0 0.1\n", "line 1: the box must have a positive width"),
-])
-def test_a_bad_label_line_is_refused_naming_file_and_line(tmp_path: Path, text: str, message: str) -> None:
-    folder = _folder(tmp_path, {"ok": "0 0.5 0.5 0.1 0.1\n", "bad": text})
-    with pytest.raises(LabelError, match=f"bad.txt, {message}"):
-        load_labelled_folder(folder)
-
-
-def test_an_unreadable_image_is_refused_naming_it(tmp_path: Path) -> None:
-    (tmp_path / "broken.jpg").write_bytes(b"not a jpeg at all")
-    (tmp_path / "broken.txt").write_text("0 0.5 0.5 0.1 0.1\n")
-    with pytest.raises(LabelError, match="broken.jpg: cannot be read as an image"):
-        load_labelled_folder(tmp_path)
-
-
-def test_an_image_without_labels_is_refused_naming_it(tmp_path: Path) -> None:
-    folder = _folder(tmp_path, {"a": "0 0.5 0.5 0.1 0.1\n"})
-    cv2.imwrite(str(folder / "lonely.png"), np.zeros((10, 10, 3), np.uint8))
-    with pytest.raises(LabelError, match="lonely.png: no label file lonely.txt"):
-        load_labelled_folder(folder)
-
-
 def test_the_split_puts_each_image_in_exactly_one_part_by_its_name_alone(tmp_path: Path) -> None:
     names = {f"IMG_{i:04d}": "0 0.5 0.5 0.1 0.1\n" for i in range(60)}
-    photos = load_labelled_folder(_folder(tmp_path, names, size=(20, 20)))
-    parts = [{p.image_path.name for p in photos_in(photos, part)} for part in ("train", "validation", "test")]
+    photos = labelled_images(_folder(tmp_path, names, size=(20, 20)))
+    parts = [{p.image.name for p in photos_in(photos, part)} for part in ("train", "validation", "test")]
     assert sum(len(part) for part in parts) == len(photos)
-    assert set().union(*parts) == {p.image_path.name for p in photos}
+    assert set().union(*parts) == {p.image.name for p in photos}
     assert all(len(part) > 0 for part in parts)
     # the part depends on the file name only, not on the folder or on the other images
     assert split_of("/elsewhere/IMG_0007.png") == split_of("IMG_0007.png")
@@ -94,16 +57,16 @@ def test_the_split_of_the_real_photos_never_shares_an_image() -> None:
 
 
 def test_squares_of_boxes_around_the_die_and_around_the_pips() -> None:
-    photo = LabelledPhoto(Path("x.png"), (640, 480), (LabelledDie(4, (100.0, 80.0, 40.0, 36.0), 1),
-                                                     LabelledDie(1, (300.0, 200.0, 12.0, 12.0), 2),
-                                                     LabelledDie(6, (400.0, 200.0, 50.0, 30.0), 3)))
+    photo = LabelledImage(Path("x.png"), Path("x.txt"), (LabelledDie(4, (100.0, 80.0), 40.0, 36.0, 1),
+                                                     LabelledDie(1, (300.0, 200.0), 12.0, 12.0, 2),
+                                                     LabelledDie(6, (400.0, 200.0), 50.0, 30.0, 3)), (640, 480))
     by_die = die_squares(photo, "die")
     assert by_die[0] == (DieSquare((100.0, 80.0), 40.0), 3)
     by_pips = die_squares(photo, "pips")
     assert by_pips[0][0].edge_px == pytest.approx(PIPS_TO_EDGE * 40.0)
     # one pip tells no size: a face of 1 takes the median edge of the photo's other dice
     assert by_pips[1][0].edge_px == pytest.approx(PIPS_TO_EDGE * 45.0)
-    alone = LabelledPhoto(Path("y.png"), (640, 480), (LabelledDie(1, (300.0, 200.0, 12.0, 12.0), 1),))
+    alone = LabelledImage(Path("y.png"), Path("y.txt"), (LabelledDie(1, (300.0, 200.0), 12.0, 12.0, 1),), (640, 480))
     assert die_squares(alone, "pips", fallback_edge=70.0)[0][0].edge_px == 70.0
     with pytest.raises(LabelError, match="face-1 die's edge"):
         die_squares(alone, "pips")

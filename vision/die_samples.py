@@ -1,8 +1,9 @@
 """Labelled dice photos and rendered frames as samples for the per-die reader: squares with their class.
 
 A labelled photo folder holds images with a YOLO text file beside each (``class xc yc w h`` per die,
-fractions of the image size, class 0..5 meaning a face of 1..6 pips). :func:`load_labelled_folder`
-reads it and refuses bad input naming the file and line at fault. :func:`split_of` puts each image
+fractions of the image size, class 0..5 meaning a face of 1..6 pips), read by
+:func:`vision.yolo_labels.labelled_images`, which refuses bad input naming the file and line at fault.
+:func:`split_of` puts each image
 (never each die) in the train, validation or test part by a hash of its file name, so the parts are
 the same on every machine. :func:`die_squares` turns the labels into the dice's squares
 (:class:`vision.die_crop.DieSquare`), :func:`not_a_die_squares` adds squares of the seventh class
@@ -13,17 +14,16 @@ draws frames from the renderer, whose truth is exact, with moving dice.
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import cv2
 import numpy as np
 
 from vision.declines import Decline
 from vision.die_crop import DieSquare
+from vision.yolo_labels import LabelError, LabelledDie, LabelledImage
 
 if TYPE_CHECKING:
     from vision.render.dice import DieTruth
@@ -32,7 +32,6 @@ FACES = 6
 NOT_A_DIE = 6
 """Class index of "not a flat readable die" (classes 0..5 are faces 1..6)."""
 CLASS_NAMES = ("1", "2", "3", "4", "5", "6", "not-a-die")
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
 Split = Literal["train", "validation", "test"]
 EdgeRule = Literal["die", "pips"]
@@ -41,97 +40,6 @@ EdgeRule = Literal["die", "pips"]
 PIPS_TO_EDGE = 1.39
 """Die edge / larger side of the box around the pips of a face of 2..6 (corner pips lie about 0.26 of
 the edge from the centre, pips are about 0.17 of the edge wide: 2 x 0.26 + 0.17 = 0.72)."""
-
-
-class LabelError(ValueError):
-    """A labelled photo folder that cannot be read as it stands (the message names the file and line)."""
-
-
-@dataclass(frozen=True)
-class LabelledDie:
-    """One labelled die: its face (1..6), its box in image px (centre x, centre y, width, height), its line."""
-
-    face: int
-    box_px: tuple[float, float, float, float]
-    line: int
-
-
-@dataclass(frozen=True)
-class LabelledPhoto:
-    """An image of a labelled folder, its size (width, height) and its dice."""
-
-    image_path: Path
-    size: tuple[int, int]
-    dice: tuple[LabelledDie, ...]
-
-    def read(self) -> np.ndarray:
-        """The image (BGR)."""
-        image = cv2.imread(str(self.image_path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise LabelError(f"{self.image_path}: cannot be read as an image")
-        return image
-
-
-def read_yolo_labels(label_path: Path, size: tuple[int, int]) -> tuple[LabelledDie, ...]:
-    """The dice of one YOLO label file for an image of ``size`` (width, height) px.
-
-    Raises :class:`LabelError` naming the file and line for a line that is not five numbers, a class
-    outside 0..5, or a box that is empty or reaches outside the image (beyond half a pixel).
-    """
-    width, height = size
-    dice = []
-    try:
-        text = label_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LabelError(f"{label_path}: cannot be read ({error})") from error
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        where = f"{label_path}, line {number}"
-        if len(fields) != 5:
-            raise LabelError(f"{where}: expected 'class x_center y_center width height', got {line.strip()!r}")
-        try:
-            label = int(fields[0])
-            xc, yc, w, h = (float(v) for v in fields[1:])
-        except ValueError as error:
-            raise LabelError(f"{where}: not numbers: {line.strip()!r}") from error
-        if not 0 <= label < FACES:
-            raise LabelError(f"{where}: class {label} is outside 0..5 (faces 1..6)")
-        if not all(math.isfinite(v) for v in (xc, yc, w, h)) or w <= 0 or h <= 0:
-            raise LabelError(f"{where}: the box must have a positive width and height, got {w} x {h}")
-        tolerance = 0.5
-        left, right = (xc - w / 2) * width, (xc + w / 2) * width
-        top, bottom = (yc - h / 2) * height, (yc + h / 2) * height
-        if left < -tolerance or top < -tolerance or right > width + tolerance or bottom > height + tolerance:
-            raise LabelError(f"{where}: the box ({left:.1f}, {top:.1f})-({right:.1f}, {bottom:.1f}) px reaches "
-                             f"outside the {width} x {height} image")
-        dice.append(LabelledDie(label + 1, (xc * width, yc * height, w * width, h * height), number))
-    return tuple(dice)
-
-
-def load_labelled_folder(folder: Path | str) -> list[LabelledPhoto]:
-    """Every image of ``folder`` with a YOLO label file beside it (same name, ``.txt``), sorted by name.
-
-    An image without its label file, an unreadable image or a bad label line raises :class:`LabelError`.
-    """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise LabelError(f"{folder}: not a folder")
-    images = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    if not images:
-        raise LabelError(f"{folder}: no images ({', '.join(IMAGE_SUFFIXES)})")
-    photos = []
-    for image_path in images:
-        label_path = image_path.with_suffix(".txt")
-        if not label_path.is_file():
-            raise LabelError(f"{image_path}: no label file {label_path.name} beside it")
-        image = cv2.imread(str(image_path), cv2.IMREAD_UNCHANGED)
-        if image is None:
-            raise LabelError(f"{image_path}: cannot be read as an image")
-        size = (int(image.shape[1]), int(image.shape[0]))
-        photos.append(LabelledPhoto(image_path, size, read_yolo_labels(label_path, size)))
-    return photos
 
 
 def split_of(name: str, validation: float = 0.2, test: float = 0.2) -> Split:
@@ -151,10 +59,10 @@ def split_of(name: str, validation: float = 0.2, test: float = 0.2) -> Split:
     return "train"
 
 
-def photos_in(photos: Sequence[LabelledPhoto], part: Split, validation: float = 0.2,
-              test: float = 0.2) -> list[LabelledPhoto]:
+def photos_in(photos: Sequence[LabelledImage], part: Split, validation: float = 0.2,
+              test: float = 0.2) -> list[LabelledImage]:
     """The photos whose file name puts them in ``part`` (:func:`split_of`)."""
-    return [p for p in photos if split_of(p.image_path.name, validation, test) == part]
+    return [p for p in photos if split_of(p.image.name, validation, test) == part]
 
 
 def _die_edge(die: LabelledDie, rule: EdgeRule, pip_edge: float | None) -> float:
@@ -168,7 +76,7 @@ def _die_edge(die: LabelledDie, rule: EdgeRule, pip_edge: float | None) -> float
     return pip_edge
 
 
-def die_squares(photo: LabelledPhoto, rule: EdgeRule, fallback_edge: float | None = None
+def die_squares(photo: LabelledImage, rule: EdgeRule, fallback_edge: float | None = None
                 ) -> list[tuple[DieSquare, int]]:
     """Each labelled die's square (centred on its box, turn 0) and its class (face - 1).
 
@@ -181,7 +89,7 @@ def die_squares(photo: LabelledPhoto, rule: EdgeRule, fallback_edge: float | Non
     return [(DieSquare((d.box_px[0], d.box_px[1]), _die_edge(d, rule, pip_edge)), d.face - 1) for d in photo.dice]
 
 
-def median_pip_edge(photos: Sequence[LabelledPhoto]) -> float | None:
+def median_pip_edge(photos: Sequence[LabelledImage]) -> float | None:
     """The median edge of the dice of faces 2..6 over ``photos`` labelled around their pips."""
     edges = [PIPS_TO_EDGE * max(d.box_px[2:]) for p in photos for d in p.dice if d.face > 1]
     return float(np.median(edges)) if edges else None

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 FACE_WORDS = ("one", "two", "three", "four", "five", "six")
 _BOX_SLACK = 0.01
@@ -42,14 +44,29 @@ class LabelledDie:
         """The box's larger side, px."""
         return max(self.width_px, self.height_px)
 
+    @property
+    def box_px(self) -> tuple[float, float, float, float]:
+        """The box as (centre x, centre y, width, height), px."""
+        return (*self.centre_px, self.width_px, self.height_px)
+
 
 @dataclass(frozen=True)
 class LabelledImage:
-    """An image and the dice its label file names."""
+    """An image, the dice its label file names, and its size (width, height) px."""
 
     image: Path
     labels: Path
     dice: tuple[LabelledDie, ...]
+    size: tuple[int, int]
+
+    def read(self) -> np.ndarray:
+        """The image, BGR."""
+        import cv2
+
+        image = cv2.imread(str(self.image), cv2.IMREAD_COLOR)
+        if image is None:
+            raise LabelError(f"{self.image}: cannot be read as an image")
+        return image
 
 
 def _number(text: str, where: str, field: str) -> float:
@@ -132,5 +149,5 @@ def labelled_images(folder: Path) -> list[LabelledImage]:
     for image in images:
         labels = image.with_suffix(".txt")
         width, height = image_size(image)
-        out.append(LabelledImage(image, labels, read_label_file(labels, width, height)))
+        out.append(LabelledImage(image, labels, read_label_file(labels, width, height), (width, height)))
     return out
