@@ -43,14 +43,13 @@ from vision.die_reader_scores import ReaderScore
 from vision.die_samples import (
     NOT_A_DIE,
     EdgeRule,
-    LabelledImage,
     die_squares,
-    labelled_images,
     median_pip_edge,
     photos_in,
     rendered_samples,
     truth_square,
 )
+from vision.yolo_labels import LabelledImage, labelled_images
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 BYLER = DATASETS / "dice-photos-byler-train" / "images"

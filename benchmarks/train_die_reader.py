@@ -36,14 +36,13 @@ from vision.die_samples import (
     CLASS_NAMES,
     NOT_A_DIE,
     EdgeRule,
-    LabelledImage,
     die_squares,
-    labelled_images,
     median_pip_edge,
     not_a_die_squares,
     photos_in,
     rendered_samples,
 )
+from vision.yolo_labels import LabelledImage, labelled_images
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 BYLER = DATASETS / "dice-photos-byler-train" / "images"
