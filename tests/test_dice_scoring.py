@@ -51,8 +51,8 @@ def test_a_declined_frame_of_the_old_reader_reports_no_outcome() -> None:
 
 
 def test_the_wrong_rate_is_bounded_honestly() -> None:
-    assert upper_bound_per_1000(0, 300) == pytest.approx(9.937, abs=0.01)  # 1 - 0.05 ** (1 / 300)
-    assert upper_bound_per_1000(0, 2995) < 1.0 < upper_bound_per_1000(0, 2990)
+    assert upper_bound_per_1000(0, 300) == pytest.approx(12.22, abs=0.01)  # 1 - 0.025 ** (1 / 300)
+    assert upper_bound_per_1000(0, 3688) < 1.0 < upper_bound_per_1000(0, 3685)
     assert upper_bound_per_1000(0, 0) == 1000.0
 
 

@@ -11,8 +11,8 @@ benchmarks print the same figures from the same rules:
   was declined as a whole, else *missed* (the reader did not see it).
 - A die read where no label is ("read with no label") is counted apart: in a game it would be a wrong count.
 
-Wrong reads per 1,000 accepted are given with the one-sided Clopper-Pearson 95 % upper bound: 0 wrong of 300
-accepted bounds the rate at 10 per 1,000, not 0.
+Wrong reads per 1,000 accepted are given with the upper end of the Clopper-Pearson 95 % interval: 0 wrong of
+300 accepted bounds the rate at 12 per 1,000, not 0.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
+from vision.die_reader_calibration import clopper_pearson_upper
 from vision.yolo_labels import LabelledDie
 
 MISSED = "missed"
@@ -51,13 +51,10 @@ class ImageRead:
     frame_decline: str | None = None
 
 
-def upper_bound_per_1000(wrong: int, accepted: int, confidence: float = 0.95) -> float:
-    """One-sided Clopper-Pearson upper bound of the wrong-read rate, per 1,000 accepted reads."""
-    if accepted <= 0:
-        return 1000.0
-    if wrong >= accepted:
-        return 1000.0
-    return 1000.0 * float(stats.beta.ppf(confidence, wrong + 1, accepted - wrong))
+def upper_bound_per_1000(wrong: int, accepted: int) -> float:
+    """Upper end of the Clopper-Pearson 95 % interval of the wrong-read rate, per 1,000 accepted reads (the same
+    bound the acceptance threshold's fit states: :func:`vision.die_reader_calibration.clopper_pearson_upper`)."""
+    return 1000.0 * clopper_pearson_upper(wrong, accepted)
 
 
 @dataclass
