@@ -345,6 +345,12 @@ def _table_cells(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int]) 
     table = cv2.compare(dice, 0, cv2.CMP_EQ)
     weight = cv2.resize((table // 255).astype(np.float32), grid, interpolation=cv2.INTER_AREA)
     total = cv2.resize(cv2.bitwise_and(features, features, mask=table), grid, interpolation=cv2.INTER_AREA)
+    return cell_average(weight, total)
+
+
+def cell_average(weight: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """The average colour per cell (``total`` / ``weight``, the share of table in each cell); a cell with under a
+    quarter of table borrows its neighbours' table, up to 8 cells away."""
     for _ in range(8):
         empty = cv2.compare(weight, 0.25, cv2.CMP_LT)
         if not cv2.countNonZero(empty):

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.dice_bodies import cell_average
+
 SCALE = 2
 """The die mask is computed at 1/SCALE of the frame's resolution."""
 
@@ -70,13 +72,7 @@ def table_background(small: np.ndarray, exclude: np.ndarray | None = None) -> np
     weight = cv2.resize(table.astype(np.float32), fine, interpolation=cv2.INTER_AREA)
     total = cv2.resize(cv2.bitwise_and(small, small, mask=table).astype(np.float32), fine,
                        interpolation=cv2.INTER_AREA)
-    for _ in range(8):  # cells that are all dice borrow from their neighbours
-        empty = cv2.compare(weight, 0.25, cv2.CMP_LT)
-        if not cv2.countNonZero(empty):
-            break
-        weight = cv2.copyTo(cv2.blur(weight, (3, 3)), empty, weight)
-        total = cv2.copyTo(cv2.blur(total, (3, 3)), empty, total)
-    return total / cv2.max(weight, 1e-3)[..., None]
+    return cell_average(weight, total)  # cells that are all dice borrow from their neighbours
 
 
 _NEUTRAL_CHROMA = (np.arange(256) * 24 // 100).astype(np.uint8)
