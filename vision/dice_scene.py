@@ -115,8 +115,8 @@ def _grey(patch: np.ndarray) -> np.ndarray:
 
 
 def _where(body: BodyPixels) -> str:
-    ys, xs = np.nonzero(body.mask)
-    return f"({body.origin[0] + xs.mean():.0f}, {body.origin[1] + ys.mean():.0f})" if xs.size else "(empty)"
+    x, y = _centre(body)
+    return f"({x:.0f}, {y:.0f})"
 
 
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
