@@ -36,10 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.dice import DiceReaderConfig, read_dice
 from vision.dice_scoring import image_read_of, score, score_lines
-from vision.yolo_labels import LabelledDie, labelled_images
+from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledDie, labelled_images
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-DEFAULT_DATA = [SHARED_DATA / "dice-photos-matteop65" / "images", SHARED_DATA / "dice-photos-byler-train" / "images"]
+DEFAULT_DATA = [MATTEOP65_PHOTOS, BYLER_PHOTOS]
 OBLIQUE_WEBCAM = DiceReaderConfig(expected_dice=None, style="opaque", max_side_ratio=0.45, min_squareness=0.6,
                                   die_edge_px=(32.0, 75.0), motion_anisotropy=0.3, pip_spread=(0.12, 0.4),
                                   min_pip_roundness=0.7)

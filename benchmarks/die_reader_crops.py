@@ -49,11 +49,8 @@ from vision.die_samples import (
     rendered_samples,
     truth_square,
 )
-from vision.yolo_labels import LabelledImage, labelled_images
+from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledImage, labelled_images
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-BYLER = DATASETS / "dice-photos-byler-train" / "images"
-MATTEO = DATASETS / "dice-photos-matteop65" / "images"
 RENDERED_TEST_SEED = 90210
 RENDERED_TEST_FRAMES = 600
 SPEED_FRAMES = 2000
@@ -171,12 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     protocol = card.get("protocol", "A")
     print(f"model {args.model.name}: {args.model.stat().st_size} bytes, sha256 {model.sha256}, protocol {protocol}, "
           f"threshold {model.card.threshold:.4f}")
-    matteo = labelled_images(MATTEO)
+    matteo = labelled_images(MATTEOP65_PHOTOS)
     matteo_held_out = matteo if protocol == "A" else photos_in(matteo, "test")
     sets = {
         f"matteop65 ({'all' if protocol == 'A' else 'test part'}, {len(matteo_held_out)} images)":
             (matteo_held_out, "pips", 97.0),
-        "Byler held out (test part)": (photos_in(labelled_images(BYLER), "test"), "die", 95.0),
+        "Byler held out (test part)": (photos_in(labelled_images(BYLER_PHOTOS), "test"), "die", 95.0),
     }
     results = []
     for name, (photos, rule, target) in sets.items():

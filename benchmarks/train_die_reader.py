@@ -42,11 +42,8 @@ from vision.die_samples import (
     photos_in,
     rendered_samples,
 )
-from vision.yolo_labels import LabelledImage, labelled_images
+from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledImage, labelled_images
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-BYLER = DATASETS / "dice-photos-byler-train" / "images"
-MATTEO = DATASETS / "dice-photos-matteop65" / "images"
 CROP_PX = 48
 CONTEXT_PX = 112
 """Side of the stored patch around each sample: three die edges, so jittered crops stay inside it."""
@@ -253,8 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     log = lambda text: print(f"[{time.monotonic() - started:6.1f} s] {text}", flush=True)
     rng = np.random.default_rng(SEED)
-    byler = labelled_images(BYLER)
-    matteo = labelled_images(MATTEO)
+    byler = labelled_images(BYLER_PHOTOS)
+    matteo = labelled_images(MATTEOP65_PHOTOS)
     train_set = photo_patches(photos_in(byler, "train"), "die", rng)
     validation = photo_patches(photos_in(byler, "validation"), "die", rng)
     data = {"byler_train_images": len(photos_in(byler, "train")),

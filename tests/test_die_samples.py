@@ -22,7 +22,7 @@ from vision.die_samples import (
     split_of,
 )
 from vision.render.dice import DieTruth
-from vision.yolo_labels import LabelError, LabelledDie, LabelledImage, labelled_images
+from vision.yolo_labels import BYLER_PHOTOS, LabelError, LabelledDie, LabelledImage, labelled_images
 
 
 def _folder(tmp_path: Path, labels: dict[str, str], size: tuple[int, int] = (200, 100)) -> Path:
@@ -46,7 +46,7 @@ def test_the_split_puts_each_image_in_exactly_one_part_by_its_name_alone(tmp_pat
 
 
 def test_the_split_of_the_real_photos_never_shares_an_image() -> None:
-    folder = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "dice-photos-byler-train" / "images"
+    folder = BYLER_PHOTOS
     if not folder.is_dir():
         pytest.skip("the Byler photos are not beside the repository")
     names = sorted(p.name for p in folder.glob("*.jpg"))

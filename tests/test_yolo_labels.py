@@ -8,9 +8,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.yolo_labels import LabelError, check_classes_file, labelled_images, parse_label_line, read_label_file
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from vision.yolo_labels import (
+    BYLER_PHOTOS,
+    MATTEOP65_PHOTOS,
+    SHARED_DATASETS,
+    LabelError,
+    check_classes_file,
+    labelled_images,
+    parse_label_line,
+    read_label_file,
+)
 
 
 def _image(folder: Path, name: str, size: tuple[int, int] = (640, 480)) -> Path:
@@ -84,9 +91,8 @@ def test_classes_that_mean_something_else_are_refused(tmp_path: Path) -> None:
         check_classes_file(tmp_path)
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared photo sets are not beside the repository")
+@pytest.mark.skipif(not SHARED_DATASETS.is_dir(), reason="the shared photo sets are not beside the repository")
 def test_both_shared_photo_sets_load_whole() -> None:
-    byler = labelled_images(SHARED / "dice-photos-byler-train" / "images")
-    matteo = labelled_images(SHARED / "dice-photos-matteop65" / "images")
+    byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
     assert (len(byler), sum(len(i.dice) for i in byler)) == (200, 1487)
     assert (len(matteo), sum(len(i.dice) for i in matteo)) == (86, 255)

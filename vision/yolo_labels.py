@@ -19,6 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+SHARED_DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+"""The labelled photo sets beside the repository (``../shared/datasets``), absent on a lab's machine."""
+BYLER_PHOTOS = SHARED_DATASETS / "dice-photos-byler-train" / "images"
+MATTEOP65_PHOTOS = SHARED_DATASETS / "dice-photos-matteop65" / "images"
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 FACE_WORDS = ("one", "two", "three", "four", "five", "six")
 _BOX_SLACK = 0.01
