@@ -45,8 +45,9 @@ def calibrate_dice(
     """Fit the dice reader's acceptance threshold on labelled photos; writes the reader configuration."""
     from rich.progress import Progress
 
+    from bench.rundir import atomic_write_text
     from vision.dice_calibration_samples import calibration_samples
-    from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings, save_reader_settings
+    from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings, settings_json
     from vision.dice_staged_reader import staged_reader
     from vision.die_reader_calibration import fit_threshold
     from vision.die_reader_model import ModelIntegrityError
@@ -74,7 +75,7 @@ def calibrate_dice(
                    "fitted": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
     fitted = settings.model_copy(update={"threshold": fit.threshold, "model_sha256": reader.reader.sha256,
                                          "calibration": calibration})
-    save_reader_settings(fitted, output)
+    atomic_write_text(output, settings_json(fitted))
     upper = 1000 * fit.wrong_rate_upper_95
     console.print(f"threshold {fit.threshold:.6f} written to {output}", markup=False, highlight=False)
     console.print(f"  {samples.images} photos, {samples.labelled} labelled dice "

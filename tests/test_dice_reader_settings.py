@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from bench.rundir import atomic_write_text
 from vision.dice_reader_settings import (
     DiceReaderSettings,
     ReaderSettingsError,
     load_reader_settings,
-    save_reader_settings,
+    settings_json,
 )
 
 
@@ -20,9 +21,9 @@ def test_a_configuration_is_read_back_as_written(tmp_path: Path) -> None:
     written = DiceReaderSettings(model="models/lab.onnx", model_sha256="a" * 64, threshold=0.97,
                                  calibration={"crops": 812, "wrong": 0}, side_share=0.4,
                                  scene={"motion_anisotropy": 0.25}, stages={"die_edge_px": [30, 60]})
-    save_reader_settings(written, path)
+    atomic_write_text(path, settings_json(written))
     read = load_reader_settings(path)
-    assert read == written and not (tmp_path / "reader.json.partial").exists()
+    assert read == written and [entry.name for entry in tmp_path.iterdir()] == ["reader.json"]
     assert read.model_path(path) == tmp_path / "models" / "lab.onnx"
     scene = read.scene_settings(expected_dice=3, arena=((0.0, 0.0), (10.0, 0.0), (10.0, 10.0)))
     assert (scene.expected_dice, scene.motion_anisotropy) == (3, 0.25)

@@ -107,9 +107,7 @@ def load_reader_settings(path: Path) -> DiceReaderSettings:
     return settings
 
 
-def save_reader_settings(settings: DiceReaderSettings, path: Path) -> None:
-    """Write the configuration atomically (a file beside it, then renamed): a lab's earlier file is never left
-    half written."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(settings.model_dump_json(indent=2, exclude_none=True) + "\n", encoding="utf-8")
-    partial.replace(path)
+def settings_json(settings: DiceReaderSettings) -> str:
+    """The configuration as the file holds it (unset fields left out); written atomically by the command line
+    (:func:`bench.rundir.atomic_write_text`), so a lab's earlier file is never left half written."""
+    return settings.model_dump_json(indent=2, exclude_none=True) + "\n"
