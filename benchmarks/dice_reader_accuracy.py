@@ -20,7 +20,8 @@
 
 Targets (docs of :mod:`vision.dice`): wrong <= 1 per 1,000 accepted reads, declines <= 2 %,
 >= 200 frames/s. Seeded: the same figures on every run.
-Run: ``.venv/bin/python benchmarks/dice_reader_accuracy.py [--frames N] [--faults N] [--seed S]``.
+Run: ``.venv/bin/python benchmarks/dice_reader_accuracy.py [--frames N] [--faults N] [--seed S]
+[--reader classical|staged]``.
 """
 
 from __future__ import annotations
@@ -40,10 +41,23 @@ from vision.dice import DiceRead, DiceReader
 from vision.render.dice import FAULTS, DiceTruth
 from vision.render.dice_frames import STYLES, fault_seed, frames, reader_config
 
+READER = "classical"
+"""Which reader the benchmark measures: ``classical`` (:class:`vision.dice.DiceReader`) or ``staged``
+(:func:`vision.dice_staged_reader.staged_reader` with the bench's own model at its card's threshold)."""
 
-def reader_for(truth: DiceTruth) -> DiceReader:
-    """The reader as the bench sets it up for a frame's table (:func:`vision.render.dice_frames.reader_config`)."""
-    return DiceReader(reader_config(truth))
+
+def reader_for(truth: DiceTruth):  # -> DiceReader | StagedDiceReader
+    """The reader as the bench sets it up for a frame's table (:func:`vision.render.dice_frames.reader_config`):
+    dice per throw, arena, die size from the calibrated scale (+-20 %)."""
+    config = reader_config(truth)
+    if READER == "classical":
+        return DiceReader(config)
+    from vision.dice_reader_settings import DiceReaderSettings
+    from vision.dice_staged_reader import staged_reader
+
+    side = 0.12 if truth.overhead_camera_mm is not None else 0.45
+    return staged_reader(DiceReaderSettings(side_share=side), expected_dice=config.expected_dice,
+                         arena=config.arena, die_edge_px=config.die_edge_px)
 
 
 def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[DiceRead, float, float]:
@@ -145,7 +159,10 @@ def main() -> int:
     parser.add_argument("--faults", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--repeats", type=int, default=3, help="reads of each frame for the speed figure (>= 1)")
+    parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     args = parser.parse_args()
+    global READER
+    READER = args.reader
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1, got {args.repeats}")
     cv2.setNumThreads(1)

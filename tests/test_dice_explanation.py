@@ -100,3 +100,25 @@ def test_settings_out_of_range_are_refused() -> None:
         ExplanationSettings(threshold=0.0)
     with pytest.raises(ValueError, match="same_die_share"):
         ExplanationSettings(threshold=0.9, same_die_share=0.8, apart_share=0.7)
+
+
+def test_a_dies_shadow_joined_to_its_body_is_explained_by_the_die_and_the_shadow_alone_is_not() -> None:
+    shadow = DieSquare((60.0, 100.0), 40.0, 10.0)  # a die's length of shadow below it
+    joined = body_of(A, shadow)
+    shade = body_of(shadow).mask & ~body_of(A).mask
+    readings = [reading(A, 4, 0.99)]
+    assert explain_body(joined, readings, SETTINGS).problem == "unexplained"  # the shadow taken for more body
+    with_shade = BodyPixels(joined.mask, joined.origin, shade=shade)
+    result = explain_body(with_shade, readings, SETTINGS)
+    assert result.explained and [d.face for d in result.dice] == [4]
+    alone = BodyPixels(body_of(shadow).mask, (0, 0), shade=body_of(shadow).mask)
+    nothing = explain_body(alone, [reading(shadow, None, 0.99)], SETTINGS)
+    assert nothing.problem == "unexplained" and not nothing.dice
+
+
+def test_a_body_where_no_die_is_read_says_how_much_the_reader_believed_a_face_was_there() -> None:
+    body = body_of(A)
+    unsure = explain_body(body, [reading(A, 3, 0.6), reading(B, None, 0.99)], SETTINGS)
+    assert not unsure.dice and unsure.face_likelihood == pytest.approx(0.6 + 5 * 0.4 / 6)
+    none = explain_body(body, [reading(A, None, 0.99)], SETTINGS)
+    assert none.face_likelihood == pytest.approx(6 * 0.01 / 6)

@@ -7,7 +7,7 @@ import pytest
 from synthetic_dice import die_frame
 
 from vision.declines import Decline
-from vision.dice_explanation import BodyExplanation, DieReading
+from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
 from vision.dice_scene import SceneSettings, anisotropy, glare_px, judge_scene
 from vision.die_crop import DieSquare
 
@@ -99,3 +99,45 @@ def test_a_body_beyond_the_arena_with_no_die_read_is_not_judged() -> None:
     assert verdict.accepted and [die.face for die in verdict.dice] == [5]
     inside = judge_scene(frame, bodies, [marker, explained(read(200, 150))], EDGE, SceneSettings(expected_dice=1))
     assert inside.decline is Decline.COCKED  # the same body inside the arena is judged
+
+
+def showing_no_die(body_area: float) -> BodyExplanation:
+    """No die read, and the reader sure no square holds a face (a shadow, a stain, a glare spot on the cloth)."""
+    return BodyExplanation((), "unexplained", "no die is read in it", int(body_area), face_likelihood=0.02)
+
+
+def test_a_body_that_shows_no_die_is_left_aside_and_a_die_missed_so_leaves_the_count_short() -> None:
+    frame, bodies = die_frame([(60, 60), (200, 150)])
+    dice = [explained(read(60, 60, 2)), showing_no_die(bodies[1].area_px)]
+    verdict = judge_scene(frame, bodies, dice, EDGE, SceneSettings())
+    assert verdict.accepted and [d.face for d in verdict.dice] == [2]
+    short = judge_scene(frame, bodies, dice, EDGE, SceneSettings(expected_dice=2))
+    assert short.decline is Decline.WRONG_COUNT and "1 dice read, the game throws 2" in short.detail
+    # pips seen on it, or a face the reader half believes, make it a die that is not read: never left aside
+    with_pips = [dice[0], showing_no_die(bodies[1].area_px)]
+    pips_body = [bodies[0], BodyPixels(bodies[1].mask, bodies[1].origin, pips=5)]
+    assert judge_scene(frame, pips_body, with_pips, EDGE, SceneSettings()).decline is Decline.COCKED
+    believed = BodyExplanation((), "unexplained", "no die is read in it", bodies[1].area_px, face_likelihood=0.7)
+    assert judge_scene(frame, bodies, [dice[0], believed], EDGE, SceneSettings()).decline is Decline.COCKED
+
+
+def test_a_smeared_body_that_shows_no_die_names_motion_when_the_count_is_short() -> None:
+    frame, bodies = die_frame([(60, 60), (200, 150)], blur=25)
+    still, _ = die_frame([(60, 60)])
+    frame[:120, :120] = still[:120, :120]  # the first die has stopped, the second still slides
+    dice = [explained(read(60, 60, 2)), showing_no_die(bodies[1].area_px)]
+    verdict = judge_scene(frame, [bodies[0], bodies[1]], dice, EDGE, SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.MOTION and "smeared" in verdict.detail
+    calm, calm_bodies = die_frame([(60, 60), (200, 150)])
+    calm[calm_bodies[1].origin[1]:, calm_bodies[1].origin[0]:] = (40, 110, 40)  # a flat stain: no edges at all
+    verdict = judge_scene(calm, calm_bodies, dice, EDGE, SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.WRONG_COUNT
+
+
+def test_glare_over_a_die_read_declines_even_a_sure_reading_and_a_white_face_is_no_glare() -> None:
+    frame, bodies = die_frame([(150, 120)])
+    sure = [explained(read(150, 120, 5))]
+    assert judge_scene(frame, bodies, sure, EDGE, SceneSettings(expected_dice=1)).accepted  # white at 235: no glare
+    cv2.circle(frame, (160, 130), 7, (255, 255, 255), -1)  # a saturated spot over the lower right pip
+    verdict = judge_scene(frame, bodies, sure, EDGE, SceneSettings(expected_dice=1))
+    assert verdict.decline is Decline.GLARE and "glare" in verdict.detail

@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from synthetic_dice import die_frame
 
 from vision.declines import Decline
 from vision.die_crop import DieSquare
@@ -17,6 +18,7 @@ from vision.die_samples import (
     die_squares,
     not_a_die_squares,
     photos_in,
+    proposal_samples,
     rendered_class,
     rendered_samples,
     split_of,
@@ -108,3 +110,20 @@ def test_rendered_dice_are_classed_by_what_their_crop_can_show() -> None:
     assert rendered_class(_truth(pose="stacked", expected_decline=Decline.STACKED), beneath=False) is None
     assert rendered_class(_truth(expected_decline=Decline.GLARE, glare_weight=1.0), beneath=False) is None
     assert rendered_class(_truth(glare_weight=0.5), beneath=False) is None
+
+
+def test_proposed_squares_take_the_class_of_the_die_they_are_centred_on_and_off_dice_squares_are_not_a_die() -> None:
+    centres, faces = [(60.0, 60.0), (160.0, 120.0), (250.0, 180.0)], [3, 6, 2]
+    frame, _ = die_frame(centres, faces=faces)
+    dice = [(DieSquare(centres[0], 40.0), 2), (DieSquare(centres[1], 40.0), 5), (DieSquare(centres[2], 40.0), None)]
+    samples = proposal_samples(frame, dice)
+    classes = {label for _, label in samples}
+    assert {2, 5} <= classes and 1 not in classes  # the die of no class (cocked, say) gives no face sample
+    for square, label in samples:
+        offsets = [float(np.hypot(square.centre_px[0] - x, square.centre_px[1] - y)) for x, y in centres]
+        if label == NOT_A_DIE:
+            assert all(offset >= 0.4 * 40 or not 0.6 <= square.edge_px / 40 <= 1.6 for offset in offsets)
+        else:
+            die = [2, 5].index(label)
+            assert offsets[die] <= 0.15 * 40 and 0.8 <= square.edge_px / 40 <= 1.25
+        assert offsets[2] >= 0.4 * 40 or label == NOT_A_DIE and not 0.6 <= square.edge_px / 40 <= 1.6

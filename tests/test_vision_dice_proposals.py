@@ -228,3 +228,28 @@ def test_a_die_the_colour_of_the_table_showing_one_pip_is_found_by_its_shaded_ed
     bodies = find_bodies(image, DiceStageConfig(die_edge_px=(40.0, 60.0)))
     assert len(bodies.bodies) == 1
     assert covers(proposals(image, DiceStageConfig(die_edge_px=(40.0, 60.0))), centre, 50.0)
+
+
+def test_a_shadow_is_shade_and_the_die_casting_it_is_not_and_its_square_leaves_the_shadow_out() -> None:
+    image = table()
+    shadow = DieSquare((330.0, 265.0), 60.0, 0.0)
+    cv2.fillConvexPoly(image, np.round(shadow.corners()).astype(np.int32), (25, 50, 18))
+    draw_die(image, (300.0, 240.0), 50.0, 6)
+    cv2.fillConvexPoly(image, np.round(DieSquare((120.0, 120.0), 50.0).corners()).astype(np.int32), (40, 40, 170))
+    bodies = find_bodies(image)
+    shade = bodies.shade_in((0, 0, 640, 480))
+    assert shade[285:290, 340:355].all()  # the shadow's part beyond the die
+    assert not shade[225:255, 285:315].any()  # the white die's face
+    assert not shade[105:135, 105:135].any()  # a red die darker than the cloth: another colour, not shade
+    squares = proposals(image)
+    assert any(math.dist(s.centre_px, (300.0, 240.0)) <= 0.1 * 50 and abs(s.edge_px / 50 - 1) <= 0.15 for s in squares)
+
+
+def test_a_body_counts_the_pips_seen_on_it() -> None:
+    image = table()
+    draw_die(image, (200.0, 200.0), 50.0, 5)
+    stain = DieSquare((450.0, 300.0), 50.0)
+    cv2.fillConvexPoly(image, np.round(stain.corners()).astype(np.int32), (150, 150, 150))
+    found = find_bodies(image)
+    pips = {round(p.body.centre_px[0] / 50): p.pips for p in propose_squares(image, found)}
+    assert pips == {4: 5, 9: 0}

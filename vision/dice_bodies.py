@@ -108,6 +108,21 @@ class Bodies:
     """Working resolution over frame resolution (a frame pixel at ``x`` is at ``x * scale`` in :attr:`labels`)."""
     frame_size: tuple[int, int]
     """The frame's width and height, pixels."""
+    shade: np.ndarray | None = field(default=None, repr=False)
+    """uint8 image at the working resolution, 255 where a pixel differs from the table only by being darker
+    (its chromaticity the table's): a shadow, never a die's face of the table's own colour."""
+
+    def shade_in(self, bbox: tuple[int, int, int, int]) -> np.ndarray:
+        """bool mask (frame resolution) of the shaded pixels in ``bbox`` (x, y, width, height, frame px)."""
+        x, y, width, height = bbox
+        if self.shade is None or width <= 0 or height <= 0:
+            return np.zeros((max(height, 1), max(width, 1)), bool)
+        full = cv2.resize(self.shade, self.frame_size, interpolation=cv2.INTER_NEAREST) if self.scale < 1.0 \
+            else self.shade
+        window = np.zeros((height, width), bool)
+        part = full[max(y, 0):y + height, max(x, 0):x + width] > 0
+        window[max(-y, 0):max(-y, 0) + part.shape[0], max(-x, 0):max(-x, 0) + part.shape[1]] = part
+        return window
 
     def body_mask(self, body: Body) -> np.ndarray:
         """uint8 mask (working resolution), 255 on ``body``."""
@@ -139,7 +154,19 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     if arena is None:
         arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
     return Bodies(bodies=bodies, arena_px=arena.astype(np.float32) / scale, table=table, die_edge_px=die_edge,
-                  labels=labels, scale=scale, frame_size=(width, height))
+                  labels=labels, scale=scale, frame_size=(width, height),
+                  shade=_shaded(features, cells, threshold, cfg))
+
+
+def _shaded(features: np.ndarray, cells: np.ndarray, threshold: float, cfg: DiceStageConfig) -> np.ndarray:
+    """uint8, 255 where a pixel is darker than the table model by more than half the threshold (weighted as
+    :func:`_difference` weighs a darkening) while its chromaticity stays within the threshold of the table's."""
+    table = cv2.resize(cells, (features.shape[1], features.shape[0]), interpolation=cv2.INTER_LINEAR)
+    delta = cv2.subtract(features, table)
+    darker = cv2.compare(cv2.extractChannel(delta, 0), -0.5 * threshold / cfg.shadow_weight, cv2.CMP_LT)
+    chroma = cv2.sqrt(cv2.transform(cv2.multiply(delta, delta),
+                                    np.array([[0.0, 1.0, 1.0]], np.float32) * cfg.chroma_weight ** 2))
+    return cv2.bitwise_and(darker, cv2.compare(chroma, threshold, cv2.CMP_LE))
 
 
 def _off_table(features: np.ndarray, cfg: DiceStageConfig) -> tuple[np.ndarray, float, np.ndarray]:

@@ -3,9 +3,10 @@
 The acceptance threshold must be fitted on what the reader sees at run time: the crops of the squares the
 body and proposal stages propose (:mod:`vision.dice_bodies`, :mod:`vision.dice_proposals`) on the lab's own
 camera, not on crops cut around hand-drawn boxes. Each proposed square takes the face of the labelled die
-whose centre lies within ``MATCH_SHARE`` of that die's box of the square's centre; a square near no
-labelled die is "not a flat readable die", so a face read there surely counts as a wrong read (at run time
-it would be a die that is not there).
+nearest the square's centre, within the distance at which :mod:`vision.dice_scoring` matches a die read to
+a label (so a sure face read there is scored as that die's read, right or wrong); a square near no labelled
+die is "not a flat readable die", so a face read there surely counts as a wrong read (at run time it would
+be a die that is not there).
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ import numpy as np
 from vision.dice_bodies import find_bodies
 from vision.dice_pipeline import CropReader
 from vision.dice_proposals import propose_squares
+from vision.dice_scoring import MATCH_SHARE, MATCH_SLACK_PX
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
 from vision.yolo_labels import LabelledDie
 
 NOT_A_DIE = 6
 """The class index of "not a flat readable die" (0..5 are the faces 1..6)."""
-MATCH_SHARE = 0.35
-"""A square is a labelled die's when its centre lies within this share of the die's box (larger side)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def true_class(square: DieSquare, labels: Sequence[LabelledDie]) -> int:
     best, best_distance = NOT_A_DIE, float("inf")
     for label in labels:
         distance = float(np.hypot(square.centre_px[0] - label.centre_px[0], square.centre_px[1] - label.centre_px[1]))
-        if distance <= MATCH_SHARE * label.size_px and distance < best_distance:
+        if distance <= MATCH_SHARE * label.size_px + MATCH_SLACK_PX and distance < best_distance:
             best, best_distance = label.face - 1, distance
     return best
 

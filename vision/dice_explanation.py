@@ -10,7 +10,8 @@ and the per-die reader reads each square's crop; this stage decides what the bod
    know which face it sees) — never the more confident one.
 2. Two sites closer than ``apart_share`` of an edge would be two dice in one place: unreadable.
 3. The sites must explain the body: its pixels outside every site's square, grown by the side faces a
-   flat die may show to this camera (``side_share`` of an edge on each side), must stay under
+   flat die may show to this camera (``side_share`` of an edge on each side), its shadow aside (pixels
+   darker than the table but of its colour), must stay under
    ``unexplained_share`` of a die's area, and the body may not be larger than its dice could make it. A
    body not so explained is returned *unexplained*: what it holds beyond its sites (a leaning die, a die
    on another, a smear, glare) is for the scene's judge to name, never read.
@@ -81,6 +82,11 @@ class BodyPixels:
 
     mask: np.ndarray
     origin: tuple[int, int]
+    pips: int = 0
+    """Pip-like spots the proposal stage found on or beside the body (none: no die shows in it)."""
+    shade: np.ndarray | None = None
+    """bool, as ``mask``: pixels darker than the table but of its colour (a die's shadow), which a die read in
+    the body explains."""
 
     @property
     def area_px(self) -> int:
@@ -120,6 +126,9 @@ class BodyExplanation:
     problem: str | None = None
     detail: str = ""
     unexplained_px: int = 0
+    face_likelihood: float = 1.0
+    """The most probability any square of the body gave to the faces together (1 - "not a flat readable die"):
+    near 0 when the reader is sure no square holds a die's face."""
 
     @property
     def explained(self) -> bool:
@@ -158,14 +167,17 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
 
 
 def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> int:
-    """Body pixels outside every die's square grown by its side faces."""
+    """Body pixels outside every die's square grown by its side faces, its shadow aside."""
     covered = np.zeros(body.mask.shape, np.uint8)
     origin = np.asarray(body.origin, np.float32)
     for die in dice:
         square = die.square
         grown = DieSquare(square.centre_px, square.edge_px * (1.0 + 2.0 * side_share), square.angle_deg)
         cv2.fillPoly(covered, [np.round(grown.corners() - origin).astype(np.int32)], 1)
-    return int(np.count_nonzero(body.mask & (covered == 0)))
+    left = body.mask & (covered == 0)
+    if body.shade is not None and dice:
+        left &= ~body.shade
+    return int(np.count_nonzero(left))
 
 
 def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: ExplanationSettings) -> BodyExplanation:
@@ -174,7 +186,8 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
     if disagreement:
         return BodyExplanation((), "unreadable", disagreement)
     if not dice:
-        return BodyExplanation((), "unexplained", "no die is read in it", body.area_px)
+        likelihood = max((sum(r.probabilities[:FACES]) for r in readings), default=0.0)
+        return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0))
     die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))
     left = _unexplained(body, dice, settings.side_share)
     if left > settings.unexplained_share * die_area:

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_bodies import Body, find_bodies
+from vision.dice_bodies import Bodies, Body, find_bodies
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
 from vision.dice_proposals import propose_squares
 from vision.dice_scene import SceneSettings, judge_scene
@@ -73,13 +73,16 @@ class StagedRead:
                 "dice": [die.to_json() for die in self.dice], "reader_sha256": self.reader_sha256}
 
 
-def body_in_frame(body: Body) -> BodyPixels:
-    """A found body's pixels at the frame's resolution (its outline filled), placed at its bounding box."""
+def body_in_frame(body: Body, pips: int = 0, bodies: Bodies | None = None) -> BodyPixels:
+    """A found body's pixels at the frame's resolution (its outline filled), placed at its bounding box, with the
+    ``pips`` found on or beside it and (given the ``bodies`` it is one of) its shaded pixels."""
     x, y, width, height = body.bbox
     mask = np.zeros((max(height, 1), max(width, 1)), np.uint8)
     outline = np.round(body.contour_px - np.array([x, y], np.float32)).astype(np.int32)
     cv2.fillPoly(mask, [outline], 1)
-    return BodyPixels(mask.astype(bool), (x, y))
+    inside = mask.astype(bool)
+    shade = None if bodies is None else bodies.shade_in((x, y, mask.shape[1], mask.shape[0])) & inside
+    return BodyPixels(inside, (x, y), pips, shade)
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ class StagedDiceReader:
         flat = [square for proposal in proposals for square in proposal.squares]
         rows = self._read_squares(frame, flat)
         settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
-        bodies = [body_in_frame(proposal.body) for proposal in proposals]
+        bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
         explanations: list[BodyExplanation] = []
         start = 0
         for body, proposal in zip(bodies, proposals, strict=True):

@@ -57,6 +57,9 @@ class BodyProposals:
     squares: tuple[DieSquare, ...]
     dice_by_area: int
     """How many dice the body's area holds (at least 1)."""
+    pips: int = 0
+    """Pip-like spots (dark or light) found inside the body, away from its outline: none on a shadow, a stain or
+    the cloth's vignetting; a die shows at least one, even cocked."""
 
 
 def propose_squares(image: np.ndarray, bodies: Bodies, config: DiceStageConfig | None = None
@@ -81,6 +84,7 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
     side = float(np.clip(cfg.body_edge_to_die_edge * short, low * edge, high * edge)) if dice == 1 else edge
     faces, pips = _pip_faces(grey, bodies, body, cfg, edge)
     found = [DieSquare(face.centre, edge, turn if face.turn is None else face.turn) for face in faces]
+    found.extend(_lit_squares(bodies, body, edge, cfg))
     if dice == 1:
         found.append(DieSquare((cx, cy), side, turn))
         if long > cfg.elongated_aspect * short:  # a side face or shadow joined along its length: a square at each end
@@ -100,8 +104,51 @@ def _body_proposals(grey: np.ndarray, bodies: Bodies, body: Body, cfg: DiceStage
         if face.span is not None and face.turn is not None:
             own = float(np.clip(face.span / cfg.pip_span_share, low * edge, high * edge))
             found.append(DieSquare(face.centre, own, face.turn))
-    return BodyProposals(body=body, squares=_distinct(found, cfg, cfg.max_proposals_per_body + cfg.proposals_per_further_die * (dice - 1)),
-                         dice_by_area=dice)
+    most = cfg.max_proposals_per_body + cfg.proposals_per_further_die * (dice - 1)
+    return BodyProposals(body=body, squares=_distinct(found, cfg, most), dice_by_area=dice,
+                         pips=_pips_inside(bodies, body, pips, edge, cfg))
+
+
+def _pips_inside(bodies: Bodies, body: Body, pips: list[np.ndarray], edge: float, cfg: DiceStageConfig) -> int:
+    """How many of ``pips`` (frame px) lie inside ``body`` at least ``pip_inset_share`` of an edge from its outline:
+    a die's pips lie within its face, while the hats find spots at the corners of anything square."""
+    points = np.concatenate([kind for kind in pips if len(kind)]) if any(len(kind) for kind in pips) else None
+    if points is None:
+        return 0
+    x, y, w, h = (round(v * bodies.scale) for v in body.bbox)
+    window = (bodies.labels[y:y + h + 1, x:x + w + 1] == body.label).astype(np.uint8)
+    inset = round(cfg.pip_inset_share * edge * bodies.scale)
+    if inset > 0:
+        window = cv2.erode(window, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * inset + 1, 2 * inset + 1)))
+    cells = np.floor(points * bodies.scale - np.array([x, y], np.float32)).astype(int)
+    inside = (cells[:, 0] >= 0) & (cells[:, 1] >= 0) & (cells[:, 0] < window.shape[1]) & (cells[:, 1] < window.shape[0])
+    return int(np.count_nonzero(window[cells[inside, 1], cells[inside, 0]]))
+
+
+def _lit_squares(bodies: Bodies, body: Body, edge: float, cfg: DiceStageConfig) -> list[DieSquare]:
+    """The squares of the parts of ``body`` of about one die's area once its shade (a die's shadow joined to it,
+    :attr:`vision.dice_bodies.Bodies.shade`) is taken away: the die alone, where the whole body's rectangle
+    takes in its shadow."""
+    if bodies.shade is None:
+        return []
+    x, y, w, h = (round(v * bodies.scale) for v in body.bbox)
+    window = bodies.labels[y:y + h + 1, x:x + w + 1] == body.label
+    lit = (window & (bodies.shade[y:y + h + 1, x:x + w + 1] == 0)).astype(np.uint8)
+    if not lit.any() or lit.sum() == window.sum():
+        return []
+    one_die = (edge * bodies.scale) ** 2
+    core = max(3, round(cfg.lit_opening_share * edge * bodies.scale) | 1)  # cuts off lines and thin side faces
+    lit = cv2.morphologyEx(lit, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (core, core)))
+    low, high = cfg.edge_range_share
+    squares = []
+    contours, _ = cv2.findContours(lit, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        if not 0.4 * one_die <= cv2.contourArea(contour) <= 1.8 * one_die:
+            continue
+        (cx, cy), (cw, ch), angle = cv2.minAreaRect(contour)
+        side = float(np.clip(min(cw, ch) / bodies.scale, low * edge, high * edge))
+        squares.append(DieSquare(((cx + x) / bodies.scale, (cy + y) / bodies.scale), side, angle % 90.0))
+    return squares
 
 
 def _distinct(squares: list[DieSquare], cfg: DiceStageConfig, most: int) -> tuple[DieSquare, ...]:

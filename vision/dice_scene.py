@@ -4,7 +4,8 @@ The bodies have been explained (:mod:`vision.dice_explanation`): each is either 
 unexplained. This stage gives the frame's verdict, declining it when
 
 - a die or a body is smeared along one direction (the dice are still moving: ``motion``);
-- a body is not explained and is whitened over more than a pip by glare (``glare``);
+- a die read, or a body not explained, is whitened over more than a pip by glare: saturated, and whiter than
+  its own level (``glare``; a pip under the spot may be hidden, so even a sure reading is unsafe);
 - a body is not explained and holds a die read beside more than half a die's area that is no die read:
   a die on or under another (``stacked``, p217-2007/cussec/6);
 - a body of about a die's size is not explained: a die not flat on a face (``cocked``,
@@ -13,6 +14,11 @@ unexplained. This stage gives the frame's verdict, declining it when
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
   the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
   target's marker, the lit floor) is not judged: were it a die, the count would be short.
+
+A body in which no die is read, where the reader is sure no square holds a face and the proposal stage saw
+few pips, shows no die (a die's shadow, a stain, a glare spot on the cloth, an object at the frame's edge):
+it is left aside. Were it a die, the game's count would be short and decline the frame; when it is then
+smeared (strong edges all one way) the die missing is one still moving, and the reason given is ``motion``.
 
 When several bodies decline a frame the reason given is the first of :data:`DECLINE_ORDER`. A declined
 frame is never an outcome.
@@ -45,8 +51,18 @@ class SceneSettings:
     motion_anisotropy: float = 0.3
     """Least ratio of the weaker to the stronger direction of the gradients over a die (structure tensor):
     a die smeared along one direction measures less."""
+    die_pips: int = 3
+    die_likelihood: float = 0.5
+    """A body where no die is read shows a die when the proposal stage saw at least ``die_pips`` pips on or
+    beside it, or the reader gave some square at least ``die_likelihood`` for the faces together; else it is
+    no die (a shadow, a stain, a glare spot on the cloth) and is not judged, but for motion."""
+    motion_min_gradient: float = 6.0
+    """A body where no face is read and no pip seen is judged for motion only when its mean gradient
+    (grey levels per pixel) reaches this: a smeared die's edges do, the cloth's vignetting does not."""
     glare_level: float = 0.45
     """Glare: whiter than the body's own level by this share of the way to white."""
+    glare_saturation: float = 245.0
+    """Glare: the least colour channel at least this (a specular spot saturates the camera)."""
     glare_pips: float = 1.0
     """Glare broader than this many pips' area over an unexplained body names it glare."""
     stacked_share: float = 0.5
@@ -93,15 +109,16 @@ def anisotropy(grey: np.ndarray, mask: np.ndarray) -> float:
     return float((trace / 2.0 - spread) / max(trace / 2.0 + spread, 1e-6))
 
 
-def glare_px(patch: np.ndarray, mask: np.ndarray, level_share: float) -> int:
+def glare_px(patch: np.ndarray, mask: np.ndarray, level_share: float, saturation: float = 0.0) -> int:
     """Pixels of ``mask`` whitened by glare: the least colour channel (white light raises all three) above the
-    body's median by ``level_share`` of the way to white."""
+    region's median by ``level_share`` of the way to white, and at least ``saturation`` (a specular spot
+    saturates the camera; a white die's face does not)."""
     least = patch.min(axis=2) if patch.ndim == 3 else patch
     inside = least[mask]
     if inside.size == 0:
         return 0
     level = float(np.median(inside))
-    return int(np.count_nonzero(inside >= level + level_share * (255.0 - level)))
+    return int(np.count_nonzero(inside >= max(level + level_share * (255.0 - level), saturation)))
 
 
 def _patch(frame: np.ndarray, body: BodyPixels) -> np.ndarray:
@@ -119,20 +136,65 @@ def _where(body: BodyPixels) -> str:
     return f"({x:.0f}, {y:.0f})"
 
 
+def gradient_strength(grey: np.ndarray, mask: np.ndarray) -> float:
+    """Mean gradient magnitude over ``mask`` (grey levels per pixel): a die's edges and pips, even smeared, give
+    tens; the cloth's vignetting or a soft shadow a few."""
+    inside = mask.astype(bool)
+    if not inside.any():
+        return 0.0
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 4.0
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 4.0
+    return float(np.hypot(gx, gy)[inside].mean())
+
+
+def _dice_mask(body: BodyPixels, dice: Sequence[DieReading]) -> np.ndarray:
+    """The body's pixels under the squares of its dice read (their faces, not their shadows or side faces)."""
+    covered = np.zeros(body.mask.shape, np.uint8)
+    origin = np.asarray(body.origin, np.float32)
+    for die in dice:
+        cv2.fillPoly(covered, [np.round(die.square.corners() - origin).astype(np.int32)], 1)
+    return body.mask & (covered > 0)
+
+
+def shows_no_die(body: BodyPixels, explanation: BodyExplanation, settings: SceneSettings) -> bool:
+    """True for a body in which no die is read, the reader is sure no square holds a face and the proposal stage
+    saw fewer than ``die_pips`` pips: a shadow, a stain, a glare spot on the cloth, an object at the frame's edge,
+    or a die smeared by its motion (:func:`smeared`)."""
+    return (not explanation.dice and explanation.problem != "unreadable" and body.pips < settings.die_pips
+            and explanation.face_likelihood < settings.die_likelihood)
+
+
+def smeared(frame: np.ndarray, body: BodyPixels, settings: SceneSettings) -> float | None:
+    """The gradient anisotropy of a body with a die's strong edges (``motion_min_gradient``) all one way (below
+    ``motion_anisotropy``), else None."""
+    grey = _grey(_patch(frame, body))
+    if gradient_strength(grey, body.mask) < settings.motion_min_gradient:
+        return None
+    ratio = anisotropy(grey, body.mask)
+    return ratio if ratio < settings.motion_anisotropy else None
+
+
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
                settings: SceneSettings) -> tuple[Decline, str] | None:
-    """Why this body declines the frame, or None when it does not."""
+    """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it)."""
     patch = _patch(frame, body)
-    ratio = anisotropy(_grey(patch), body.mask)
-    if ratio < settings.motion_anisotropy:
-        return Decline.MOTION, f"body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
+    grey = _grey(patch)
+    pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
     if explanation.explained:
+        faces = _dice_mask(body, explanation.dice)
+        ratio = anisotropy(grey, faces)
+        if ratio < settings.motion_anisotropy:
+            return Decline.MOTION, f"die at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
+        glare = glare_px(patch, faces, settings.glare_level, settings.glare_saturation)
+        if glare > settings.glare_pips * pip_area:  # a pip under the spot may be hidden: the face read is unsafe
+            return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
         return None
     if explanation.problem == "unreadable":
         return Decline.UNREADABLE, explanation.detail
+    if shows_no_die(body, explanation, settings):
+        return None  # a die missed so leaves the game's count short, which declines the frame
     die_area = die_edge_px * die_edge_px
-    pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
-    glare = glare_px(patch, body.mask, settings.glare_level)
+    glare = glare_px(patch, body.mask, settings.glare_level, settings.glare_saturation)
     if glare > settings.glare_pips * pip_area:
         return Decline.GLARE, f"body at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
     if explanation.dice and explanation.unexplained_px > settings.stacked_share * die_area:
@@ -159,10 +221,14 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         raise ValueError(f"{len(bodies)} bodies but {len(explanations)} explanations")
     declines: list[tuple[Decline, str]] = []
     dice: list[DieReading] = []
+    no_die: list[BodyPixels] = []
     arena = None if settings.arena is None else np.asarray(settings.arena, np.float32)
     for body, explanation in zip(bodies, explanations, strict=True):
         if arena is not None and not explanation.dice and not _inside(arena, _centre(body)):
             continue  # no die read beyond the arena (a target's marker, the lit floor): the count tells a die missed
+        if shows_no_die(body, explanation, settings):
+            no_die.append(body)
+            continue
         problem = judge_body(frame, body, explanation, die_edge_px, settings)
         if problem is not None:
             declines.append(problem)
@@ -173,7 +239,13 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
                 x, y = die.square.centre_px
                 declines.append((Decline.OUTSIDE_ARENA, f"die at ({x:.0f}, {y:.0f}) is outside the arena"))
     if not declines and settings.expected_dice is not None and len(dice) != settings.expected_dice:
-        declines.append((Decline.WRONG_COUNT, f"{len(dice)} dice read, the game throws {settings.expected_dice}"))
+        moving = [(body, ratio) for body in no_die if (ratio := smeared(frame, body, settings)) is not None]
+        if len(dice) < settings.expected_dice and moving:  # the die missing is one still moving
+            declines.extend((Decline.MOTION, (f"{len(dice)} dice read, the game throws {settings.expected_dice}, and "
+                                              f"the body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"))
+                            for body, ratio in moving)
+        else:
+            declines.append((Decline.WRONG_COUNT, f"{len(dice)} dice read, the game throws {settings.expected_dice}"))
     ordered = sorted(dice, key=lambda die: (round(die.square.centre_px[0]), round(die.square.centre_px[1])))
     if declines:
         reason = min((decline for decline, _ in declines), key=DECLINE_ORDER.index)

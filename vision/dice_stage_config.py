@@ -84,6 +84,12 @@ class DiceStageConfig:
     """A single die's body includes a sliver of side face: its rectangle's shorter side times this is the edge."""
 
     # ---- proposals (vision.dice_proposals)
+    pip_inset_share: float = 0.08
+    """A body's pips are counted at least this share of the edge inside its outline (the hats find spots at the
+    corners of anything square)."""
+    lit_opening_share: float = 0.5
+    """A body's part out of its shade is opened by a disc of this share of the edge before its parts of one
+    die's area give squares (a line on the cloth or a thin side face joined to the die falls away)."""
     max_proposals_per_body: int = 8
     """At most this many squares are proposed for a body of one die's area ..."""
     proposals_per_further_die: int = 3

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from vision.declines import Decline
+from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
 from vision.yolo_labels import LabelError, LabelledDie, LabelledImage
 
@@ -164,6 +165,9 @@ class RenderedFrame:
 
     image: np.ndarray
     samples: tuple[tuple[DieSquare, int], ...]
+    dice: tuple[tuple[DieSquare, int | None], ...] = ()
+    """Every die of the frame with its class, ``None`` for a die that gives no sample (for
+    :func:`proposal_samples`)."""
 
 
 def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[RenderedFrame]:
@@ -189,12 +193,53 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
         scene = random_dice_scene(rng, count, styles[index % len(styles)], faults=fault, oblique=index % 4 == 1)
         image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
         beneath = {d.rests_on for d in scene.dice if d.rests_on is not None}
-        samples: list[tuple[DieSquare, int]] = []
-        for i, die in enumerate(truth.dice):
-            label = rendered_class(die, beneath=i in beneath)
-            if label is not None:
-                samples.append((truth_square(die.corners_px), label))
-        squares = [truth_square(d.corners_px) for d in truth.dice]
+        dice = tuple((truth_square(die.corners_px), rendered_class(die, beneath=i in beneath))
+                     for i, die in enumerate(truth.dice))
+        samples = [(square, label) for square, label in dice if label is not None]
+        squares = [square for square, _ in dice]
         height, width = image.shape[:2]
         samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=1)]
-        yield RenderedFrame(image, tuple(samples))
+        yield RenderedFrame(image, tuple(samples), dice)
+
+
+SAME_DIE_SHARE = 0.15
+"""A proposed square is a die's own when its centre lies within this share of the die's edge of the die's centre
+(and its edge within :data:`SAME_EDGE_RATIO` of the die's)."""
+SAME_EDGE_RATIO = (0.8, 1.25)
+OFF_DIE_SHARE = 0.4
+"""A proposed square at least this share of an edge from every die's centre (or of an edge off by more than
+:data:`OFF_EDGE_RATIO`) is "not a flat readable die": it holds part of a die, two dice, or none."""
+OFF_EDGE_RATIO = (0.6, 1.6)
+
+
+def proposal_samples(image: np.ndarray, dice: Sequence[tuple[DieSquare, int | None]],
+                     stages: DiceStageConfig | None = None) -> list[tuple[DieSquare, int]]:
+    """The squares the body and proposal stages propose in ``image``, classed against the dice known to be in it.
+
+    ``dice`` holds each die's square and its class (0..5, :data:`NOT_A_DIE`, or ``None`` for a die that gives
+    no sample: cocked, under another, under glare). A square on a die of a class (:data:`SAME_DIE_SHARE`,
+    :data:`SAME_EDGE_RATIO`) takes its class; a square off every die (:data:`OFF_DIE_SHARE`,
+    :data:`OFF_EDGE_RATIO`) is :data:`NOT_A_DIE`; a square in between, or near a die of no class, gives no sample
+    (its truth is not sharp). So the reader learns to call the shifted and mis-sized squares the stages do
+    propose "not a flat readable die" rather than read the face a part of a die shows.
+    """
+    from vision.dice_bodies import find_bodies
+    from vision.dice_proposals import propose_squares
+
+    found = find_bodies(image, stages)
+    squares = [square for proposal in propose_squares(image, found, stages) for square in proposal.squares]
+    samples: list[tuple[DieSquare, int]] = []
+    for square in squares:
+        label: int | None = NOT_A_DIE
+        for die, die_class in dice:
+            offset = float(np.hypot(square.centre_px[0] - die.centre_px[0], square.centre_px[1] - die.centre_px[1]))
+            ratio = square.edge_px / die.edge_px
+            if (die_class is not None and offset <= SAME_DIE_SHARE * die.edge_px
+                    and SAME_EDGE_RATIO[0] <= ratio <= SAME_EDGE_RATIO[1]):
+                label = die_class
+                break
+            if offset < OFF_DIE_SHARE * die.edge_px and OFF_EDGE_RATIO[0] <= ratio <= OFF_EDGE_RATIO[1]:
+                label = None  # near a die but not on it: no sharp truth
+        if label is not None:
+            samples.append((square, label))
+    return samples
