@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from bench.cli_read import _fail, _load_image, console
+from bench.cli_read import console, input_error, load_image
 from vision.image_file import DEFAULT_MAX_PIXELS
 
 
@@ -54,7 +54,7 @@ def calibrate_dice(
     from vision.yolo_labels import LabelError
 
     if not 0.0 <= max_wrong < 1.0:
-        raise _fail(f"--max-wrong {max_wrong}: a share of the accepted reads within 0..1")
+        raise input_error(f"--max-wrong {max_wrong}: a share of the accepted reads within 0..1")
     try:
         settings = load_reader_settings(start) if start is not None else DiceReaderSettings()
         if side_share is not None:
@@ -62,13 +62,13 @@ def calibrate_dice(
         reader = staged_reader(settings, start)
         items = _labelled(folders)
         with Progress(console=console, transient=True) as progress:
-            photos = ((_load_image(item.image, max_pixels), item.dice)
+            photos = ((load_image(item.image, max_pixels), item.dice)
                       for item in progress.track(items, description="reading the photos"))
             samples = calibration_samples(photos, reader.reader, reader.stages)
     except (LabelError, ModelIntegrityError, ValueError) as error:
-        raise _fail(str(error)) from None
+        raise input_error(str(error)) from None
     if len(samples.truth) == 0:
-        raise _fail(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
+        raise input_error(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
     fit = fit_threshold(samples.probabilities, samples.truth, max_wrong)
     calibration = {**fit.as_dict(), "photos": [str(folder) for folder in folders], "images": samples.images,
                    "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,

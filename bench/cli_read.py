@@ -27,19 +27,21 @@ console = Console(soft_wrap=True)
 error_console = Console(stderr=True, soft_wrap=True)
 
 
-def _load_image(path: Path, max_pixels: int) -> Any:
-    """The image in ``path`` (BGR), refused when truncated or above ``max_pixels`` (before decoding)."""
-    from vision.image_file import load_image
+def load_image(path: Path, max_pixels: int) -> Any:
+    """The image in ``path`` (BGR), refused when truncated or above ``max_pixels`` (before decoding); the read
+    commands' one way in (OpenCV is imported on first use, so ``bench --help`` stays quick)."""
+    from vision import image_file
 
-    return load_image(path, max_pixels=max_pixels)
+    return image_file.load_image(path, max_pixels=max_pixels)
 
 
 def _check_max_pixels(max_pixels: int) -> None:
     if max_pixels <= 0:
-        raise _fail(f"--max-pixels {max_pixels}: the pixel limit must be positive")
+        raise input_error(f"--max-pixels {max_pixels}: the pixel limit must be positive")
 
 
-def _fail(message: str) -> typer.Exit:
+def input_error(message: str) -> typer.Exit:
+    """Print ``message`` as an input error and give the exit (status 2) a read command raises for it."""
     error_console.print(f"[red]error:[/] {message}")
     return typer.Exit(2)
 
@@ -78,10 +80,10 @@ def read_dice_images(
     try:
         results = []
         for path in images:
-            read = read_frame(_load_image(path, max_pixels))
+            read = read_frame(load_image(path, max_pixels))
             results.append({"image": str(path)} | read.to_json())
     except ValueError as error:
-        raise _fail(str(error)) from None
+        raise input_error(str(error)) from None
 
     def summary(result: dict[str, Any]) -> str:
         if result["decline"]:
@@ -100,7 +102,7 @@ def _dice_reader(dice: int | None, reader_file: Path | None) -> Any:
         try:
             config = DiceReaderConfig(expected_dice=dice)
         except ValueError as error:
-            raise _fail(str(error)) from None
+            raise input_error(str(error)) from None
         return lambda image: read_dice(image, config)
     from vision.dice_reader_settings import load_reader_settings
     from vision.dice_staged_reader import staged_reader
@@ -109,7 +111,7 @@ def _dice_reader(dice: int | None, reader_file: Path | None) -> Any:
     try:
         return staged_reader(load_reader_settings(reader_file), reader_file, expected_dice=dice).read
     except (ValueError, ModelIntegrityError) as error:
-        raise _fail(str(error)) from None
+        raise input_error(str(error)) from None
 
 
 def _score_dice(paths: list[Path], read_frame: Any, as_json: bool, max_pixels: int) -> None:
@@ -125,16 +127,16 @@ def _score_dice(paths: list[Path], read_frame: Any, as_json: bool, max_pixels: i
             if path.is_dir():
                 items += labelled_images(path)
             else:
-                height, width = _load_image(path, max_pixels).shape[:2]
+                height, width = load_image(path, max_pixels).shape[:2]
                 items.append(LabelledImage(path, path.with_suffix(".txt"),
                                            read_label_file(path.with_suffix(".txt"), width, height), (width, height)))
         pairs = []
         with Progress(console=error_console, transient=True) as progress:
             for item in progress.track(items, description="reading"):
-                read = read_frame(_load_image(item.image, max_pixels))
+                read = read_frame(load_image(item.image, max_pixels))
                 pairs.append((item.dice, image_read_of(str(item.image), read)))
     except (LabelError, ValueError) as error:
-        raise _fail(str(error)) from None
+        raise input_error(str(error)) from None
     tally = score(pairs)
     if as_json:
         console.print_json(json.dumps(tally.to_json()), indent=None)
@@ -173,10 +175,10 @@ def read_roulette_images(
         reader = RouletteReader(wheel)
         results = []
         for path in images:
-            read = reader.read(_load_image(path, max_pixels))
+            read = reader.read(load_image(path, max_pixels))
             results.append({"image": str(path)} | json.loads(read.to_json()))
     except ValueError as error:
-        raise _fail(str(error)) from None
+        raise input_error(str(error)) from None
 
     def summary(result: dict[str, Any]) -> str:
         if result["decline"]:
@@ -199,13 +201,13 @@ def calibrate_roulette(
     from vision.roulette_calibration import calibrate_wheel
 
     if markers not in ("auto", "aruco", "ellipse"):
-        raise _fail(f"--markers must be auto, aruco or ellipse, got {markers!r}")
+        raise input_error(f"--markers must be auto, aruco or ellipse, got {markers!r}")
     method: Literal["auto", "aruco", "ellipse"] = markers  # type: ignore[assignment]
     _check_max_pixels(max_pixels)
     try:
-        stills = [_load_image(path, max_pixels) for path in images]
+        stills = [load_image(path, max_pixels) for path in images]
         calibration = calibrate_wheel(stills, layout, markers=method)
         calibration.save(output)
     except ValueError as error:
-        raise _fail(str(error)) from None
+        raise input_error(str(error)) from None
     console.print(f"calibration written to {output} (method {calibration.method}, layout {calibration.layout})")

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.die_crop import DieSquare
+from vision.die_reader_model import sure_face
 
 FACES = 6
 """Classes 0..5 of a reading are the faces 1..6; any further class means "not a flat readable die"."""
@@ -72,8 +73,8 @@ class DieReading:
                 "confidence": round(self.confidence, 4)}
 
     def sure(self, threshold: float) -> bool:
-        """A face at or above the acceptance threshold."""
-        return self.face is not None and self.confidence >= threshold
+        """A face at or above the acceptance threshold (:func:`vision.die_reader_model.sure_face`)."""
+        return sure_face(self.probabilities, threshold) is not None
 
 
 @dataclass(frozen=True)

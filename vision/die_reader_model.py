@@ -102,6 +102,13 @@ class CropProbabilities:
         return self.probabilities.max(axis=1)
 
 
+def sure_face(row: Sequence[float], threshold: float) -> int | None:
+    """The acceptance rule: the face (1..6) read when the best class of ``row`` (probabilities of the faces 1..6,
+    then "not a flat readable die") is a face whose probability reaches ``threshold``; else None."""
+    best = int(np.argmax(row))
+    return best + 1 if best < 6 and float(row[best]) >= threshold else None
+
+
 def decide(probabilities: np.ndarray, threshold: float) -> list[DieRead]:
     """Each crop's reading from its class probabilities: the best face when it is a face and its probability
     reaches ``threshold``, else a decline (UNREADABLE) saying whether the model saw no flat readable die or
@@ -113,11 +120,11 @@ def decide(probabilities: np.ndarray, threshold: float) -> list[DieRead]:
         if best == len(row) - 1:
             reads.append(DieRead(None, confidence, Decline.UNREADABLE,
                                  f"not a flat readable die (confidence {confidence:.3f})"))
-        elif confidence < threshold:
+        elif (face := sure_face(row, threshold)) is None:
             reads.append(DieRead(None, confidence, Decline.UNREADABLE,
                                  f"unsure: face {best + 1} at confidence {confidence:.3f}, below {threshold:.3f}"))
         else:
-            reads.append(DieRead(best + 1, confidence))
+            reads.append(DieRead(face, confidence))
     return reads
 
 
