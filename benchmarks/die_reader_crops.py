@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.dice_scoring import DiceScore, score_lines
 from vision.die_crop import DieSquare
 from vision.die_reader_calibration import clopper_pearson_upper
 from vision.die_reader_model import (
@@ -39,7 +40,6 @@ from vision.die_reader_model import (
     card_path,
     decide,
 )
-from vision.die_reader_scores import ReaderScore
 from vision.die_samples import (
     NOT_A_DIE,
     EdgeRule,
@@ -63,10 +63,10 @@ def read_both(model: DieReaderModel, crops: list[np.ndarray]) -> tuple[list[DieR
 
 
 def read_photos(model: DieReaderModel, photos: list[LabelledImage], rule: EdgeRule, failures: list | None = None
-                ) -> tuple[ReaderScore, ReaderScore]:
+                ) -> tuple[DiceScore, DiceScore]:
     """The reader's score on the labelled dice of ``photos`` at its threshold and with none; wrong reads and
     declines go to ``failures``."""
-    score, raw = ReaderScore(), ReaderScore()
+    score, raw = DiceScore(), DiceScore()
     fallback = median_pip_edge(photos) if rule == "pips" else None
     for photo in photos:
         image = photo.read()
@@ -74,18 +74,18 @@ def read_photos(model: DieReaderModel, photos: list[LabelledImage], rule: EdgeRu
         crops = [model.crop(image, square) for square, _ in samples]
         reads, best = read_both(model, crops)
         faces = [label + 1 for _, label in samples]
-        score.add(faces, reads)
-        raw.add(faces, best)
+        score.add_reads(faces, reads)
+        raw.add_reads(faces, best)
         if failures is not None:
             failures += [(crop, face, read) for crop, face, read in zip(crops, faces, reads, strict=True)
                          if read.face != face]
     return score, raw
 
 
-def read_rendered(model: DieReaderModel, failures: list | None = None) -> tuple[ReaderScore, ReaderScore, int, int]:
+def read_rendered(model: DieReaderModel, failures: list | None = None) -> tuple[DiceScore, DiceScore, int, int]:
     """The reader's score on rendered flat dice at its threshold and with none, and (accepted as a face, count)
     over the not-a-die squares."""
-    score, raw = ReaderScore(), ReaderScore()
+    score, raw = DiceScore(), DiceScore()
     accepted_others = others = 0
     for frame in rendered_samples(np.random.default_rng(RENDERED_TEST_SEED), RENDERED_TEST_FRAMES):
         crops = [model.crop(frame.image, square) for square, _ in frame.samples]
@@ -93,8 +93,8 @@ def read_rendered(model: DieReaderModel, failures: list | None = None) -> tuple[
         labels = [label for _, label in frame.samples]
         dice = [(label + 1, read, crop) for label, read, crop in zip(labels, reads, crops, strict=True)
                 if label != NOT_A_DIE]
-        score.add([face for face, _, _ in dice], [read for _, read, _ in dice])
-        raw.add([label + 1 for label in labels if label != NOT_A_DIE],
+        score.add_reads([face for face, _, _ in dice], [read for _, read, _ in dice])
+        raw.add_reads([label + 1 for label in labels if label != NOT_A_DIE],
                 [read for label, read in zip(labels, best, strict=True) if label != NOT_A_DIE])
         if failures is not None:
             failures += [(crop, face, read) for face, read, crop in dice if read.face != face]
@@ -186,10 +186,9 @@ def main(argv: list[str] | None = None) -> int:
                     failures))
     for name, score, raw, target, failures in results:
         aim = f"  [target >= {target:.0f} % read correctly]" if target else ""
-        print(f"\n{name}{aim}\n  {score.summary()}")
-        print(f"  best class, no threshold: {raw.correct} of {raw.dice} ({raw.percent(raw.correct):.1f} %) right, "
-              f"{raw.declined} seen as no flat readable die")
-        print("  " + score.table().replace("\n", "\n  "))
+        print("\n" + "\n".join(score_lines(score, f"{name}{aim}")))
+        print(f"  best class, no threshold: {raw.correct} of {raw.labelled} ({raw.share(raw.correct):.1%}) right, "
+              f"{raw.not_read} seen as no flat readable die")
         if args.sheet:
             args.sheet.mkdir(parents=True, exist_ok=True)
             contact_sheet(failures, args.sheet / f"failures_{name.split()[0]}.png")

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from vision.declines import Decline
-from vision.dice_scoring import MISSED, ImageRead, ReportedDie, image_read_of, score, score_lines, upper_bound_per_1000
+from vision.dice_scoring import (
+    MISSED,
+    DiceScore,
+    ImageRead,
+    ReportedDie,
+    image_read_of,
+    score,
+    score_lines,
+    upper_bound_per_1000,
+)
 from vision.dice_types import DiceRead, DieRead
 from vision.yolo_labels import LabelledDie
 
@@ -63,3 +72,22 @@ def test_the_printed_score_fits_80_columns_and_carries_the_figures() -> None:
     assert all(len(line) <= 80 for line in lines)
     text = "\n".join(lines)
     assert "read correctly         5    83.3%" in text and "missed" in text
+
+
+def test_the_per_die_readers_crops_are_scored_one_die_each_with_declines_by_reason() -> None:
+    from vision.die_reader_model import DieRead as CropRead
+
+    tally = DiceScore()
+    unsure = CropRead(None, 0.6, Decline.UNREADABLE, "unsure: face 2 at confidence 0.600, below 0.900")
+    no_die = CropRead(None, 0.8, Decline.UNREADABLE, "not a flat readable die (confidence 0.800)")
+    tally.add_reads([1, 2, 2, 6, 3], [CropRead(1, 0.99), CropRead(2, 0.95), unsure, CropRead(5, 0.97), no_die])
+    assert (tally.labelled, tally.correct, tally.not_read, tally.accepted, tally.wrong) == (5, 2, 2, 3, 1)
+    assert tally.confusion[5, 4] == 1 and tally.declined_by_face.tolist() == [0, 1, 1, 0, 0, 0]
+    assert tally.wrong_per_1000 == pytest.approx(1000 / 3)
+    assert dict(tally.declined) == {"unsure": 1, "not a flat readable die": 1}
+    lines = score_lines(tally, "crops")
+    assert lines[0] == "crops" and any("read correctly" in line and "40.0%" in line for line in lines)
+    with pytest.raises(ValueError, match="1..6"):
+        tally.add_reads([7], [CropRead(1, 0.9)])
+    with pytest.raises(ValueError, match="2 labelled faces for 1 reads"):
+        tally.add_reads([1, 2], [CropRead(1, 0.9)])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.declines import Decline
+from vision.dice_scoring import DiceScore, score_lines
 from vision.die_reader_model import (
     DEFAULT_MODEL,
     DieReaderModel,
@@ -18,7 +19,6 @@ from vision.die_reader_model import (
     decide,
     file_sha256,
 )
-from vision.die_reader_scores import ReaderScore
 from vision.die_samples import NOT_A_DIE, not_a_die_squares, rendered_samples, truth_square
 
 
@@ -68,22 +68,22 @@ def test_every_read_carries_the_model_hash(model: DieReaderModel) -> None:
 def test_rendered_flat_dice_are_read_and_bare_table_is_declined(model: DieReaderModel) -> None:
     """40 rendered frames (fixed seed, never trained on): the best class is the right face for at least 99 %
     of flat dice, none is read wrong at the card's threshold; every crop of bare table is declined."""
-    score, best = ReaderScore(), ReaderScore()
+    score, best = DiceScore(), DiceScore()
     table_reads = []
     rng = np.random.default_rng(31337)
     for frame in rendered_samples(rng, 40):
         dice = [(square, label) for square, label in frame.samples if label != NOT_A_DIE]
         faces = [label + 1 for _, label in dice]
         probabilities = model.probabilities([model.crop(frame.image, s) for s, _ in dice]).probabilities
-        score.add(faces, decide(probabilities, model.card.threshold))
-        best.add(faces, decide(probabilities, 0.0))
+        score.add_reads(faces, decide(probabilities, model.card.threshold))
+        best.add_reads(faces, decide(probabilities, 0.0))
         height, width = frame.image.shape[:2]
         table = not_a_die_squares([s for s, _ in frame.samples if s.edge_px > 0], (width, height), rng, table=2,
                                   shifted=0, pairs=0)
         table_reads += model.read_squares(frame.image, table)
-    assert score.dice >= 60
-    assert best.correct >= 0.99 * best.dice, best.table()
-    assert score.wrong == 0 and score.correct >= 0.5 * score.dice, score.table()
+    assert score.labelled >= 60
+    assert best.correct >= 0.99 * best.labelled, score_lines(best, "best class")
+    assert score.wrong == 0 and score.correct >= 0.5 * score.labelled, score_lines(score, "at the threshold")
     assert len(table_reads) >= 40
     assert all(read.face is None for read in table_reads)
 

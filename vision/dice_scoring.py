@@ -143,9 +143,32 @@ class DiceScore:
         if notes:
             self.disagreements.append(f"{read.name}: " + ", ".join(notes))
 
+    def add_die(self, face: int, read_face: int | None, reason: str = "declined") -> None:
+        """Count one labelled die of ``face`` (1..6) read as ``read_face``, or not read (None) for ``reason``: the
+        tally of a reader's crops of labelled dice, where no frame is read whole."""
+        if not 1 <= face <= 6 or read_face is not None and not 1 <= read_face <= 6:
+            raise ValueError(f"faces are 1..6: labelled {face}, read {read_face}")
+        if read_face is None:
+            self._not_read(face, reason)
+        else:
+            self.confusion[face - 1, read_face - 1] += 1
+
+    def add_reads(self, faces: Sequence[int], reads: Sequence[object]) -> None:
+        """Count the per-die reader's ``reads`` (each with ``face``, None when declined, and ``detail``) of crops
+        of labelled dice whose faces are ``faces``; a decline counts under its reason without its numbers."""
+        if len(faces) != len(reads):
+            raise ValueError(f"{len(faces)} labelled faces for {len(reads)} reads")
+        for face, read in zip(faces, reads, strict=True):
+            self.add_die(face, read.face, decline_reason(read.detail))
+
     def _not_read(self, face: int, reason: str) -> None:
         self.declined[reason] += 1
         self.declined_by_face[face - 1] += 1
+
+
+def decline_reason(detail: str) -> str:
+    """A decline's reason without its numbers: "unsure: face 2 at confidence 0.600, below 0.900" is "unsure"."""
+    return detail.split(" (")[0].split(":")[0]
 
 
 def _nearest(label: LabelledDie, dice: Sequence[ReportedDie], used: set[int]) -> int | None:
@@ -167,7 +190,8 @@ def score(pairs: Iterable[tuple[Sequence[LabelledDie], ImageRead]]) -> DiceScore
 
 def score_lines(tally: DiceScore, title: str) -> list[str]:
     """The score as plain lines of at most 80 columns: the figures, the confusion, the declines by reason."""
-    lines = [f"{title}: {tally.images} images ({tally.images_accepted} accepted whole)",
+    head = f"{title}: {tally.images} images ({tally.images_accepted} accepted whole)" if tally.images else title
+    lines = [head,
              f"  labelled dice     {tally.labelled:6d}",
              f"  read correctly    {tally.correct:6d}  {tally.share(tally.correct):7.1%}",
              f"  read wrong        {tally.wrong:6d}  {tally.share(tally.wrong):7.1%}",
