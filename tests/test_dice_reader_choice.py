@@ -94,6 +94,22 @@ def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one
     assert accepted, "no throw of seed 7's first six accepted by the staged reader"
 
 
+def test_a_cussec_dome_s_camera_takes_the_staged_reader_too(tmp_path: Path) -> None:
+    path = _write(tmp_path, """name = "dome"
+[equipment.dome]
+kind = "dice-shaker"
+identity = { manufacturer = "Bench Simulators", model = "CD-3", serial = "SIM-CD-9" }
+simulator = { model = "fair" }
+camera = { source = "sim", dice_reader = "staged" }
+""")
+    profile = load_profile(str(path))[0]
+    check_dice_readers(profile, str(path))
+    camera = open_dome_camera(profile.equipment["dome"], tmp_path / "dome.json")  # type: ignore[arg-type]
+    assert camera.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256,
+                                      "threshold": MODEL.card.threshold}
+    camera.close()
+
+
 def test_a_reader_configuration_beside_the_profile_is_used_and_its_hash_named(tmp_path: Path) -> None:
     settings = DiceReaderSettings(model_sha256=MODEL.sha256, threshold=0.97)
     reader_file = _write(tmp_path / "readers", settings_json(settings), "arena-1.json")
@@ -175,8 +191,8 @@ def test_the_certificate_names_the_classical_reader_in_both_languages(tmp_path: 
     run = _with_reader_event(build_run(tmp_path / "run"), {"device": "dice", "reader": "classical"})
     data = load_run(run, load_catalogue())
     assert [(reader.device, reader.reader) for reader in data.dice_readers] == [("dice", "classical")]
-    assert "Dice reader of dice: classical reader (pip counting)" in render_certificate(data, "en")
-    assert "Leitor dos dados de dice: leitor clássico (contagem de pintas)" in render_certificate(data, "pt")
+    assert "Dice readers: dice — classical reader (pip counting)." in render_certificate(data, "en")
+    assert "Leitores dos dados: dice — leitor clássico (contagem de pintas)." in render_certificate(data, "pt")
 
 
 def test_the_certificate_names_the_staged_readers_model_and_threshold_in_both_languages(tmp_path: Path) -> None:
@@ -187,10 +203,10 @@ def test_the_certificate_names_the_staged_readers_model_and_threshold_in_both_la
         "settings_file": "/lab/readers/arena-1.json", "settings_sha256": settings})
     data = load_run(run, load_catalogue())
     english, portuguese = render_certificate(data, "en"), render_certificate(data, "pt")
-    assert ("Dice reader of dice: staged reader, per-die model 0123456789abcdef…, acceptance threshold 0.931; "
-            "reader configuration fedcba9876543210…") in english
-    assert ("Leitor dos dados de dice: leitor por etapas, modelo por dado 0123456789abcdef…, limiar de aceitação "
-            "0,931; configuração do leitor fedcba9876543210…") in portuguese
+    assert ("Dice readers: dice — staged reader, per-die model 0123456789abcdef…, acceptance threshold 0.931, "
+            "reader configuration fedcba9876543210….") in english
+    assert ("Leitores dos dados: dice — leitor por etapas, modelo por dado 0123456789abcdef…, limiar de aceitação "
+            "0,931, configuração do leitor fedcba9876543210….") in portuguese
     assert model not in english  # shortened to 16 hex digits: the journal holds the whole hash
 
 
