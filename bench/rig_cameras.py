@@ -24,6 +24,7 @@ from drivers.line_frame import DeviceIdentity
 from drivers.roulette_camera import RouletteCamera
 from vision.dice import DiceReaderConfig
 from vision.dice_reader_settings import ReaderSettingsError
+from vision.die_reader_model import ModelIntegrityError
 from vision.roulette_calibration import WheelCalibration, calibrate_wheel
 
 
@@ -66,14 +67,15 @@ def dice_reader_of(equipment: DiceTableEquipment | CussecDomeEquipment) -> Chose
 
 def check_dice_readers(profile: Profile, origin: str) -> None:
     """Build the reader of every dice camera of ``profile`` (loaded from ``origin``); a reader configuration that
-    cannot be used raises :class:`bench.profiles.ProfileError` naming the profile file, the key and the
-    configuration's own file and field."""
+    cannot be used (or whose model is missing or not the one its card vouches for) raises
+    :class:`bench.profiles.ProfileError` naming the profile file, the key and the configuration's own file and
+    field."""
     problems = []
     for name, equipment in profile.equipment.items():
         if isinstance(equipment, DiceTableEquipment | CussecDomeEquipment) and equipment.camera.staged_dice_reader:
             try:
                 dice_reader_of(equipment)
-            except ReaderSettingsError as error:
+            except (ReaderSettingsError, ModelIntegrityError) as error:
                 problems.append(f"{origin}: key equipment.{name}.camera.dice_reader: {error}")
     if problems:
         raise ProfileError("\n".join(problems))

@@ -5,6 +5,8 @@ bench/rig_cameras.py, drivers/dice_table.py), the reader named in the journal an
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,6 +146,7 @@ def test_a_profile_read_back_from_a_journal_loads_without_its_reader_file(tmp_pa
     ('{"threshold": 0.9,', "not JSON (line 1"),
     (json.dumps({"model_sha256": "0" * 64}), "fitted for the model 0000000000000000"),
     (json.dumps({"stages": {"die_edge": 40}}), "stages: unknown setting(s) die_edge"),
+    (json.dumps({"model": "lab-model.onnx"}), "lab-model"),
 ])
 def test_a_mistyped_reader_configuration_is_refused_naming_both_files_and_the_field(
         tmp_path: Path, content: str, fault: str) -> None:
@@ -153,7 +156,9 @@ def test_a_mistyped_reader_configuration_is_refused_naming_both_files_and_the_fi
     with pytest.raises(ProfileError) as caught:
         check_dice_readers(profile, str(path))
     message = str(caught.value)
-    assert message.startswith(f"{path}: key {KEY}: {reader_file}") and fault in message
+    assert message.startswith(f"{path}: key {KEY}: ") and fault in message
+    named = tmp_path / "lab-model" if fault == "lab-model" else reader_file  # the model's card, or the configuration
+    assert str(named) in message
 
 
 def test_certify_stops_with_exit_2_before_the_run_on_an_unusable_reader_configuration(tmp_path: Path) -> None:
@@ -166,6 +171,15 @@ def test_certify_stops_with_exit_2_before_the_run_on_an_unusable_reader_configur
     text = console.export_text()
     assert f"{path}: key {KEY}" in text and "calibrate again" in text
     assert not (tmp_path / "run").exists()
+
+
+def test_bench_doctor_names_the_profile_key_of_an_unusable_reader_configuration(tmp_path: Path) -> None:
+    _write(tmp_path, '{"side_share": 2}', "reader.json")
+    path = _write(tmp_path, _profile("reader.json"))
+    result = subprocess.run([str(Path(sys.executable).with_name("bench")), "doctor", "--profile", str(path)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2
+    assert f"{path}: key {KEY}: {tmp_path / 'reader.json'}: side_share" in result.stderr
 
 
 def test_a_wheel_camera_takes_no_dice_reader(tmp_path: Path) -> None:
