@@ -29,6 +29,7 @@ from bench.doctor import resumed_rig_not_ready, rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
+from bench.rig_cameras import check_dice_readers
 from bench.rundir import LOCK_FILE, RunLock, RunLocked
 from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
@@ -120,7 +121,8 @@ def run_certification(
             return CertifyOutcome(EXIT_ERROR, None, None, [])
     else:
         try:
-            loaded, _, _ = load_profile(profile)
+            loaded, profile_file, _ = load_profile(profile)
+            check_dice_readers(loaded, str(profile_file))  # a reader configuration that cannot be used: no run
         except ProfileError as error:
             console.print(f"[red]profile error:[/]\n{error}")
             return CertifyOutcome(EXIT_ERROR, None, None, [])

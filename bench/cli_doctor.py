@@ -18,9 +18,11 @@ def doctor(
     installed. One line per check; exit 0 when all pass, 2 when any fails."""
     from bench.doctor import all_checks, name_width, report_line, summary
     from bench.profiles import ProfileError, load_profile
+    from bench.rig_cameras import check_dice_readers
 
     try:
-        loaded, _, _ = load_profile(profile)
+        loaded, profile_file, _ = load_profile(profile)
+        check_dice_readers(loaded, str(profile_file))
     except ProfileError as error:
         typer.echo(f"profile error:\n{error}", err=True)
         raise typer.Exit(2) from error

@@ -80,6 +80,10 @@ TEST_INCOMPLETE = "incomplete"
 """A ``tests`` row's outcome (beside passed, failed, error and skipped) for a test stopped before its verdict
 could be reached: its device was lost, or more was lost on the line than the stated bound. Its clauses are
 INCOMPLETE, and a resumed run runs it again."""
+DICE_READER_EVENT = "dice-reader"
+"""Event kind naming the reader of a dice camera, journalled when the camera is opened for the suites: detail
+``{"device": name, "reader": "classical"}`` or, for the staged reader, also its model's SHA-256, the
+threshold in force and its configuration file and that file's SHA-256 when one was given."""
 
 _CONTEXT_JSON: dict[str, frozenset[str]] = {
     "events": frozenset({"detail"}),

@@ -4,21 +4,27 @@ A simulated device is watched by a simulated camera that renders its physical st
 (:mod:`drivers.sim.dice_camera`, :mod:`drivers.sim.wheel_camera`); a real device by the
 camera source the profile names (:func:`drivers.camera.open_camera`). A real wheel's
 camera needs the calibration file written by ``bench calibrate roulette``; a simulated
-camera is calibrated from its first still.
+camera is calibrated from its first still. A dice camera reads with the reader its profile chooses
+(``camera.dice_reader``: :mod:`bench.rig_dice_reader`); :func:`check_dice_readers` builds every one when the
+profile is loaded for a run, so a reader configuration that cannot be used stops the run before it starts.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from bench.profiles import ProfileError
 from bench.profiles.camera import CameraConnection
 from bench.profiles.cussec_dome import CussecDomeEquipment
-from bench.profiles.model import DiceTableEquipment, RouletteWheelEquipment
+from bench.profiles.model import DiceTableEquipment, Profile, RouletteWheelEquipment
+from bench.rig_dice_reader import ChosenDiceReader, choose_dice_reader
 from drivers.camera import Camera, open_camera
 from drivers.dice_table import CameraDiceTable
 from drivers.line_frame import DeviceIdentity
 from drivers.roulette_camera import RouletteCamera
 from vision.dice import DiceReaderConfig
+from vision.dice_reader_settings import ReaderSettingsError
+from vision.die_reader_model import ModelIntegrityError
 from vision.roulette_calibration import WheelCalibration, calibrate_wheel
 
 
@@ -41,7 +47,38 @@ def open_dice_table(equipment: DiceTableEquipment, state_file: Path) -> CameraDi
                                              target_marker_mm=connection.target_marker_mm)
     else:
         camera = _real_camera(connection)
-    return _dice_reading(camera, equipment, equipment.options.dice_per_throw, _height_in_edges(equipment))
+    return _dice_reading(camera, equipment)
+
+
+def classical_reader_config(equipment: DiceTableEquipment | CussecDomeEquipment) -> DiceReaderConfig:
+    """The classical reader's configuration for the equipment's dice: the game's count per frame (a cussec dome's
+    three), told the camera's height in die edges when known. The dice suite measures the dice's edges and pips
+    with it whichever reader reads the throws (the staged reader gives no pips)."""
+    if isinstance(equipment, CussecDomeEquipment):
+        return DiceReaderConfig(expected_dice=3)
+    return DiceReaderConfig(expected_dice=equipment.options.dice_per_throw,
+                            camera_height_edges=_height_in_edges(equipment))
+
+
+def dice_reader_of(equipment: DiceTableEquipment | CussecDomeEquipment) -> ChosenDiceReader:
+    """The frame reader the equipment's camera profile chooses (:func:`bench.rig_dice_reader.choose_dice_reader`)."""
+    return choose_dice_reader(equipment.camera, classical_reader_config(equipment))
+
+
+def check_dice_readers(profile: Profile, origin: str) -> None:
+    """Build the reader of every dice camera of ``profile`` (loaded from ``origin``); a reader configuration that
+    cannot be used (or whose model is missing or not the one its card vouches for) raises
+    :class:`bench.profiles.ProfileError` naming the profile file, the key and the configuration's own file and
+    field."""
+    problems = []
+    for name, equipment in profile.equipment.items():
+        if isinstance(equipment, DiceTableEquipment | CussecDomeEquipment) and equipment.camera.staged_dice_reader:
+            try:
+                dice_reader_of(equipment)
+            except (ReaderSettingsError, ModelIntegrityError) as error:
+                problems.append(f"{origin}: key equipment.{name}.camera.dice_reader: {error}")
+    if problems:
+        raise ProfileError("\n".join(problems))
 
 
 def _height_in_edges(equipment: DiceTableEquipment) -> float | None:
@@ -68,18 +105,19 @@ def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> C
                                              votes=connection.votes, target_marker_mm=connection.target_marker_mm)
     else:
         camera = _real_camera(connection)
-    return _dice_reading(camera, equipment, 3)
+    return _dice_reading(camera, equipment)
 
 
-def _dice_reading(camera: Camera, equipment: DiceTableEquipment | CussecDomeEquipment,
-                  expected_dice: int, camera_height_edges: float | None = None) -> CameraDiceTable:
-    """``camera`` with the reader of ``expected_dice`` dice per frame (told the camera's height in die edges when
-    known), voting over the connection's frames, under the equipment's identity."""
+def _dice_reading(camera: Camera, equipment: DiceTableEquipment | CussecDomeEquipment) -> CameraDiceTable:
+    """``camera`` with the reader the profile chooses for the equipment's dice, voting over the connection's
+    frames, under the equipment's identity; a staged reader is named in every throw."""
     identity = equipment.identity
+    reader = dice_reader_of(equipment)
     return CameraDiceTable(
         camera,
         DeviceIdentity(identity.manufacturer, identity.model, identity.serial, identity.firmware or ""),
-        DiceReaderConfig(expected_dice=expected_dice, camera_height_edges=camera_height_edges),
+        reader.read,
+        reader_identity=reader.identity.to_json() if reader.identity.staged else None,
         votes=equipment.camera.votes,
     )
 

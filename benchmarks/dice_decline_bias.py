@@ -26,7 +26,7 @@ from bench.profiles.model import DiceOptions, DiceSimulator
 from drivers.dice_table import CameraDiceTable
 from drivers.line_frame import DeviceIdentity
 from drivers.sim.dice_camera import SimulatedDiceCamera
-from vision.dice import DiceReaderConfig
+from vision.dice import DiceReaderConfig, read_dice
 
 
 def main() -> None:
@@ -39,7 +39,8 @@ def main() -> None:
     options = DiceOptions(game="banca-francesa")
     camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), options,
                                  CameraSimulation(seed=args.seed))
-    table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), DiceReaderConfig(expected_dice=3))
+    config = DiceReaderConfig(expected_dice=3)
+    table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), lambda image: read_dice(image, config))
     shown = np.zeros(6, int)       # dice showing each face, all throws
     in_declined = np.zeros(6, int)  # ... in declined throws
     accepted_faces = np.zeros(6, int)

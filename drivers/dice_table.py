@@ -6,20 +6,62 @@ consecutive settled frames (:func:`vision.settle.read_settled`) and gives the fa
 only when every vote agrees. Anything else is a declined throw with its reason: a
 "golpe nulo" candidate (p217-2007/banca-francesa/7 b, p217-2007/cussec/6), never an
 outcome.
+
+The frame reader is any callable from an image to a :class:`DiceFrameRead`: the classical
+reader (:func:`vision.dice.read_dice` with its configuration) or the staged one
+(:meth:`vision.dice_pipeline.StagedDiceReader.read`); the voting is the same for both.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
 
 from drivers.camera import Camera
 from drivers.line_frame import DeviceIdentity
 from vision.declines import Decline
-from vision.dice import DiceRead, DiceReaderConfig, read_dice
 from vision.frame import Frame
 from vision.settle import SettleDetector, read_settled
+
+
+class DieFace(Protocol):
+    """One die as a frame reader read it."""
+
+    @property
+    def face(self) -> int | None: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+
+class DiceFrameRead(Protocol):
+    """What a frame reader makes of one frame (:class:`vision.dice.DiceRead`, :class:`vision.dice_pipeline.StagedRead`):
+    the dice in the reader's spatial order, or the reason the frame is declined."""
+
+    @property
+    def accepted(self) -> bool: ...
+
+    @property
+    def faces(self) -> tuple[int, ...]: ...
+
+    @property
+    def dice(self) -> Sequence[DieFace]: ...
+
+    @property
+    def decline(self) -> Decline | None: ...
+
+    @property
+    def detail(self) -> str: ...
+
+    def to_json(self) -> dict: ...
+
+
+DiceFrameReader = Callable[[np.ndarray], DiceFrameRead]
+"""Reads one BGR frame: the classical reader with its configuration, or the staged reader's ``read``."""
 
 
 @dataclass(frozen=True)
@@ -28,7 +70,9 @@ class DiceThrow:
 
     ``faces`` are in the reader's spatial order (left to right, then top to bottom) when
     accepted, else empty with ``decline`` and ``detail`` saying why. ``frames`` are the
-    voting frames (kept as evidence) and ``reads`` the reader's result for each.
+    voting frames (kept as evidence) and ``reads`` the reader's result for each. ``reader`` identifies the
+    reader that read it when it is not the classical one (the staged reader's model hash and threshold, its
+    configuration file's hash), for the journal.
     """
 
     index: int
@@ -37,7 +81,8 @@ class DiceThrow:
     detail: str
     confidence: float
     frames: tuple[Frame, ...] = field(default=(), repr=False)
-    reads: tuple[DiceRead, ...] = field(default=(), repr=False)
+    reads: tuple[DiceFrameRead, ...] = field(default=(), repr=False)
+    reader: Mapping[str, Any] | None = None
 
     @property
     def accepted(self) -> bool:
@@ -60,19 +105,24 @@ class DiceTable(ABC):
         """Release the camera."""
 
 
-def _vote_key(read: DiceRead) -> tuple[tuple[int, ...] | None, Decline | None]:
+def _vote_key(read: DiceFrameRead) -> tuple[tuple[int, ...] | None, Decline | None]:
     """Votes agree on the multiset of faces (dice may be listed in another order from frame to frame)."""
     return (read.faces or None) if read.accepted else None, read.decline
 
 
 class CameraDiceTable(DiceTable):
-    """A dice table read by a camera: throw detection by frame differencing, settling, unanimous votes."""
+    """A dice table read by a camera: throw detection by frame differencing, settling, unanimous votes.
 
-    def __init__(self, camera: Camera, identity: DeviceIdentity, reader: DiceReaderConfig, *, votes: int = 3,
+    ``reader`` reads each frame; ``reader_identity`` names it in every throw when it is not the classical
+    reader (``None``)."""
+
+    def __init__(self, camera: Camera, identity: DeviceIdentity, reader: DiceFrameReader, *,
+                 reader_identity: Mapping[str, Any] | None = None, votes: int = 3,
                  max_frames_per_throw: int = 600, detector: SettleDetector | None = None) -> None:
         self.camera = camera
         self._identity = identity
         self.reader = reader
+        self.reader_identity = None if reader_identity is None else dict(reader_identity)
         self.votes = votes
         self.max_frames_per_throw = max_frames_per_throw
         self.detector = detector or SettleDetector()
@@ -96,14 +146,16 @@ class CameraDiceTable(DiceTable):
         self.throws += 1
         if self.throws > 1:
             self._wait_for_motion()
-        settled = read_settled(self._frames, lambda image: read_dice(image, self.reader), votes=self.votes,
-                               key=_vote_key, max_frames=self.max_frames_per_throw, detector=self.detector)
+        settled = read_settled(self._frames, self.reader, votes=self.votes, key=_vote_key,
+                               max_frames=self.max_frames_per_throw, detector=self.detector)
         if not settled.accepted:
-            return DiceThrow(self.throws, (), settled.decline, settled.detail, 0.0, settled.frames, settled.reads)
+            return DiceThrow(self.throws, (), settled.decline, settled.detail, 0.0, settled.frames, settled.reads,
+                             self.reader_identity)
         first = settled.reads[0]
         confidence = min(die.confidence for read in settled.reads for die in read.dice)
-        return DiceThrow(self.throws, tuple(die.face for die in first.dice), None, settled.detail, confidence,
-                         settled.frames, settled.reads)
+        faces = tuple(int(die.face) for die in first.dice)  # type: ignore[arg-type]  # accepted: every die has a face
+        return DiceThrow(self.throws, faces, None, settled.detail, confidence, settled.frames, settled.reads,
+                         self.reader_identity)
 
     def close(self) -> None:
         self.camera.close()

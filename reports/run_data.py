@@ -51,7 +51,7 @@ from bench.evidence import (
     columns,
     measurement_from_row,
 )
-from bench.journal import Journal
+from bench.journal import DICE_READER_EVENT, Journal
 from bench.profiles import Profile, load_profile_text
 from reports.clause_verdicts import (
     ERROR,
@@ -255,6 +255,45 @@ class RunInfo:
     resumed: int
 
 
+@dataclass(frozen=True)
+class DiceReaderInfo:
+    """The reader of a dice camera, as journalled when the camera was opened (:data:`bench.journal.DICE_READER_EVENT`)."""
+
+    device: str
+    reader: str
+    """``classical`` or ``staged``."""
+    model_sha256: str | None = None
+    threshold: float | None = None
+    settings_file: str | None = None
+    settings_sha256: str | None = None
+
+    SHORT_HASH = 16
+    """Hex digits of a hash the certificate prints (the journal holds all 64)."""
+
+    @property
+    def model_short(self) -> str:
+        return (self.model_sha256 or "")[: self.SHORT_HASH]
+
+    @property
+    def settings_short(self) -> str:
+        return (self.settings_sha256 or "")[: self.SHORT_HASH]
+
+    @classmethod
+    def from_event(cls, detail: dict[str, Any]) -> DiceReaderInfo:
+        threshold = detail.get("threshold")
+        return cls(str(detail.get("device", "")), str(detail.get("reader", "")), detail.get("model_sha256"),
+                   None if threshold is None else float(threshold), detail.get("settings_file"),
+                   detail.get("settings_sha256"))
+
+
+def _dice_readers(events: list[dict[str, Any]]) -> list[DiceReaderInfo]:
+    """Each dice camera's reader, in the order first journalled; every session of a resumed run journals it
+    again, and a reader that changed between sessions is listed beside the one it replaced."""
+    found = [DiceReaderInfo.from_event(event["detail"]) for event in events
+             if event["kind"] == DICE_READER_EVENT and isinstance(event["detail"], dict)]
+    return list(dict.fromkeys(found))
+
+
 @dataclass
 class RunData:
     """Everything the certificate renders."""
@@ -281,6 +320,8 @@ class RunData:
     """The certificate number and the reviewer's and approver's signed approvals (:mod:`reports.signoff`)."""
     games: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     """(games the run's equipment plays, games it could be set to play): :func:`reports.clause_verdicts.run_games`."""
+    dice_readers: list[DiceReaderInfo] = field(default_factory=list)
+    """The reader of every dice camera the run opened (classical, or staged with its model and threshold)."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -362,6 +403,7 @@ def _load(journal: Journal, run_dir: Path, catalogue: Catalogue) -> RunData:
         lost_games=lost_games(journal, run_id),
         games=run_games(journal),
         signoff=read_signoff(journal, run_id),
+        dice_readers=_dice_readers(events),
     )
 
 

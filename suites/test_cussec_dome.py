@@ -34,6 +34,7 @@ import numpy as np
 import pytest
 
 from bench.games.cussec import winning_zones
+from bench.rig_dice_reader import reader_evidence
 from drivers.cussec_dome_protocol import DomeRound
 from fixtures.frames import keep_frames
 from fixtures.no_reads import NoReads
@@ -81,6 +82,7 @@ def rounds(bench: BenchSession, cussec_dome: Any) -> list[dict[str, Any]]:
             read = {"decline": str(throw.decline), "detail": throw.detail}
         read["frames"] = keep_frames(bench, ROUNDS_NODEID, throw.frames, f"{label} dice", disputed=disputed,
                                      policy=policy)
+        read |= reader_evidence(throw.reader)
         return {"round": played.to_json(), "camera": read}, cussec_dome.name, None
 
     stream: ObservationStream = collect_observations(bench, ROUNDS_STREAM, ROUNDS_NODEID, options.rounds,

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.rig_dice_reader import reader_evidence
 from fixtures.dimensions import record_dimension
 from fixtures.frames import keep_frames
 from fixtures.session import BenchSession, ObservationStream, collect_observations
@@ -44,6 +45,17 @@ def _clause(dice_table: Any) -> str:
     return GAME_CLAUSE[dice_table.equipment.options.game]
 
 
+def _pips_read_by(table: Any) -> dict[str, Any]:
+    """What the dimensions' evidence says of the reader behind them: the edges and pips are always measured on
+    the classical reader's read of the still (the staged reader locates no pips); when the staged reader reads
+    the throws, the evidence says so rather than let the measurement pass for the staged reader's."""
+    staged = reader_evidence(table.reader_identity)
+    if not staged:
+        return {}
+    return {"measured_with": "the classical reader's dice and pips: the staged reader, which reads the throws "
+                             "of this run, locates no pips, so it made no part of this measurement"} | staged
+
+
 @pytest.fixture(scope="module")
 def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
     """N read throws, each committed to the journal as it is read (resumable); declined throws counted apart."""
@@ -55,16 +67,17 @@ def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
     def one_throw() -> tuple[dict[str, Any], str, str | None]:
         while True:
             throw = table.next_throw()
+            reader = reader_evidence(throw.reader)
             if not throw.accepted:
                 frames = keep_frames(bench, THROWS_NODEID, throw.frames, f"declined throw {throw.index}",
                                      disputed=True, policy=policy)
                 declined.record({"throw": throw.index, "reason": str(throw.decline), "detail": throw.detail,
-                                 "frames": frames}, source=dice_table.name)
+                                 "frames": frames} | reader, source=dice_table.name)
                 continue
             frames = keep_frames(bench, THROWS_NODEID, throw.frames, f"throw {throw.index}", disputed=False,
                                  policy=policy)
             value = {"throw": throw.index, "faces": list(throw.faces), "confidence": round(throw.confidence, 4),
-                     "frames": frames}
+                     "frames": frames} | reader
             return value, dice_table.name, None
 
     return collect_observations(bench, THROWS_STREAM, THROWS_NODEID, options.throws, one_throw, "dice throws")
@@ -83,7 +96,7 @@ def test_dice_are_balanced(dice_table: Any, throws: ObservationStream, bench: Be
         "declined_by_reason": dict(Counter(row["reason"] for row in declined.values())),
         "assumed_read_error_per_accepted_read": ASSUMED_READ_ERROR,
         "read_by": "camera, unanimous votes over settled frames",
-    }
+    } | reader_evidence(dice_table.driver.reader_identity)
     for member in adjustment.tests:
         result = family[member.name]
         if member.not_applicable is not None:
@@ -109,6 +122,7 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
     Guarded acceptance (ISO 14253-1): a measurement passes only when its value ± U (k = 2) lies inside
     the limits; one whose interval straddles a limit is not a pass.
     """
+    from bench.rig_cameras import classical_reader_config
     from vision.dice import read_dice
     from vision.measure import measure_die_edges, pip_diameters_equal
     from vision.render.target import TargetSpec
@@ -117,6 +131,8 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
     camera = dice_table.driver.camera
     connection = dice_table.equipment.camera
     target = TargetSpec(marker_mm=connection.target_marker_mm)
+    classical = classical_reader_config(dice_table.equipment)
+    how = _pips_read_by(dice_table.driver)
     declines = []
     for attempt in range(MEASURING_ATTEMPTS):
         if hasattr(camera, "measurement_frame"):
@@ -127,7 +143,7 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
                     policy=connection.keep_frames)
         image = frame.image
         scale = PlaneScale.from_image(image, target, camera_height_mm=connection.camera_height_mm)
-        read = read_dice(hide_target(image, scale, target), dice_table.driver.reader)
+        read = read_dice(hide_target(image, scale, target), classical)
         if read.accepted:
             break
         declines.append(f"{read.decline}: {read.detail}")
@@ -137,10 +153,10 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
     clause = [_clause(dice_table)]
     edges = measure_die_edges(image, scale, read.dice, game=game)  # two across-flats widths per die
     for edge in edges:
-        record_dimension(measure, edge, clause)
+        record_dimension(measure, edge, clause, details=how)
     for number, die in enumerate(read.dice, start=1):
         if len(die.pips_px) >= 2:  # a face of one pip has nothing to compare with
             height = float(np.mean([edge.value_mm for edge in edges[2 * number - 2: 2 * number]]))
             spread = pip_diameters_equal(image, scale, die.pips_px, die_height_mm=height)
-            record_dimension(measure, spread, clause, quantity=f"die {number} pip diameter spread")
+            record_dimension(measure, spread, clause, quantity=f"die {number} pip diameter spread", details=how)
 

@@ -18,7 +18,7 @@ from drivers.sim.dice_camera import SimulatedDiceCamera, face_probabilities
 from drivers.sim.roulette_wheel import WheelModel
 from drivers.sim.wheel_camera import SimulatedWheelCamera
 from vision.declines import Decline
-from vision.dice import DiceReaderConfig
+from vision.dice import DiceReaderConfig, read_dice
 from vision.roulette_calibration import calibrate_wheel
 
 IDENTITY = DeviceIdentity("Bench Simulators", "Arena", "SIM-1", "")
@@ -26,7 +26,8 @@ IDENTITY = DeviceIdentity("Bench Simulators", "Arena", "SIM-1", "")
 
 def _table(tmp_path: Path, simulator: DiceSimulator, simulation: CameraSimulation | None = None) -> CameraDiceTable:
     camera = SimulatedDiceCamera(simulator, DiceOptions(), simulation, tmp_path / "dice.json")
-    return CameraDiceTable(camera, IDENTITY, DiceReaderConfig(expected_dice=3))
+    config = DiceReaderConfig(expected_dice=3)
+    return CameraDiceTable(camera, IDENTITY, lambda image: read_dice(image, config))
 
 
 def test_loaded_face_probabilities() -> None:

@@ -9,11 +9,22 @@ for a simulated camera that renders the simulated equipment's physical state.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, PositiveFloat, PositiveInt, model_validator
+from pydantic import Field, PositiveFloat, PositiveInt, ValidationInfo, field_validator, model_validator
 
 from bench.profiles.base import Strict
+
+CLASSICAL_DICE_READER = "classical"
+"""The pip-counting dice reader (:mod:`vision.dice`): the default."""
+STAGED_DICE_READER = "staged"
+"""The staged dice reader with the bench's own per-die model at its model card's threshold."""
+PROFILE_FILE_CONTEXT = "profile_file"
+"""Key of the validation context naming the profile's file: relative paths in the profile start from its folder."""
+CHECK_FILES_CONTEXT = "check_files"
+"""Key of the validation context asking that the files a profile names exist (a profile loaded for a run; not
+one read back from a journal, whose run may have been made on another machine)."""
 
 
 class CameraSimulation(Strict):
@@ -83,7 +94,45 @@ class CameraConnection(Strict):
     launch_clip_delay_s: Annotated[float, Field(ge=0.0, le=30.0)] = 0.0
     """Seconds from the wheel's game-start acknowledgement to the first frame of the clip (the launcher's delay)."""
     simulation: CameraSimulation | None = None
+    dice_reader: str = CLASSICAL_DICE_READER
+    """Dice cameras: the reader of every frame. ``"classical"`` (the default) counts pips (:mod:`vision.dice`);
+    ``"staged"`` is the staged reader with the bench's own per-die model at its model card's threshold; a path
+    to a reader configuration (``.json``, written by ``bench calibrate dice``; relative to the profile file)
+    is the staged reader as that file sets it. Loaded as the profile is, the path is made absolute (and, for a
+    run, must name a file); the file's content is checked before a run starts and whenever the rig builds the
+    reader (:func:`bench.rig_cameras.check_dice_readers`)."""
+
+    @field_validator("dice_reader")
+    @classmethod
+    def _dice_reader_named(cls, value: str, info: ValidationInfo) -> str:
+        """A reader's name, or the path of a reader configuration (relative to the profile file; for a run, one
+        that exists)."""
+        if value in (CLASSICAL_DICE_READER, STAGED_DICE_READER):
+            return value
+        if not value.strip() or Path(value).suffix.lower() != ".json":
+            raise ValueError(f"{value!r} is neither {CLASSICAL_DICE_READER!r}, {STAGED_DICE_READER!r} nor the "
+                             "path of a reader configuration (.json, from 'bench calibrate dice')")
+        path = Path(value).expanduser()
+        context = info.context or {}
+        profile_file = context.get(PROFILE_FILE_CONTEXT)
+        if not path.is_absolute() and profile_file is not None:
+            path = Path(profile_file).parent / path
+        path = path.absolute()
+        if context.get(CHECK_FILES_CONTEXT) and not path.is_file():
+            raise ValueError(f"reader configuration {path} does not exist (a path is taken relative to the "
+                             "profile file)")
+        return str(path)
 
     @property
     def simulated(self) -> bool:
         return self.source == "sim"
+
+    @property
+    def staged_dice_reader(self) -> bool:
+        """Whether the dice are read by the staged reader (the bench's own, or as a configuration sets it)."""
+        return self.dice_reader != CLASSICAL_DICE_READER
+
+    @property
+    def dice_reader_settings(self) -> Path | None:
+        """The reader configuration file the profile names (absolute), or ``None``."""
+        return None if self.dice_reader in (CLASSICAL_DICE_READER, STAGED_DICE_READER) else Path(self.dice_reader)

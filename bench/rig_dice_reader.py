@@ -1,0 +1,84 @@
+"""The dice reader a camera's profile chooses (``camera.dice_reader``), built for the rig, and what names it.
+
+``"classical"`` (the default) is the pip-counting reader (:func:`vision.dice.read_dice`) with the
+configuration the rig derives from the game and the camera. ``"staged"`` is the staged reader
+(:func:`vision.dice_staged_reader.staged_reader`) with the bench's own per-die model at its model card's
+threshold; a reader configuration file (``bench calibrate dice``) is the staged reader as that file sets it,
+refused when its threshold was fitted for another model.
+
+A staged reader is named in the journal by :class:`DiceReaderIdentity`: its model's SHA-256, the acceptance
+threshold in force and, when a configuration file was given, that file and its SHA-256, so a certificate names
+the exact reader behind every throw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from bench.digest import sha256_file
+from bench.profiles.camera import CameraConnection
+from drivers.dice_table import DiceFrameReader
+from vision.dice import DiceReaderConfig, read_dice
+from vision.dice_reader_settings import load_reader_settings
+from vision.dice_staged_reader import staged_reader
+
+
+@dataclass(frozen=True)
+class DiceReaderIdentity:
+    """Which reader reads the dice, as the journal and the certificate name it."""
+
+    reader: Literal["classical", "staged"]
+    model_sha256: str | None = None
+    """The staged reader's per-die model (ONNX), SHA-256."""
+    threshold: float | None = None
+    """The staged reader's acceptance threshold in force (the configuration's, else the model card's)."""
+    settings_file: str | None = None
+    """The reader configuration file the profile names, if any."""
+    settings_sha256: str | None = None
+
+    @property
+    def staged(self) -> bool:
+        return self.reader == "staged"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict without the fields that do not apply."""
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+CLASSICAL = DiceReaderIdentity("classical")
+
+
+@dataclass(frozen=True)
+class ChosenDiceReader:
+    """A frame reader for :class:`drivers.dice_table.CameraDiceTable` and its identity."""
+
+    read: DiceFrameReader
+    identity: DiceReaderIdentity
+
+
+def choose_dice_reader(connection: CameraConnection, classical: DiceReaderConfig) -> ChosenDiceReader:
+    """The reader ``connection.dice_reader`` names for frames of ``classical.expected_dice`` dice: the classical
+    reader with ``classical``, or the staged reader. Raises
+    :class:`vision.dice_reader_settings.ReaderSettingsError` (naming the file and field) for a configuration
+    that cannot be used."""
+    if not connection.staged_dice_reader:
+        return ChosenDiceReader(lambda image: read_dice(image, classical), CLASSICAL)
+    settings_file = connection.dice_reader_settings
+    settings = load_reader_settings(settings_file) if settings_file is not None else None
+    staged = staged_reader(settings, settings_file, expected_dice=classical.expected_dice)
+    identity = DiceReaderIdentity(
+        "staged", staged.reader.sha256, float(staged.reader.threshold),
+        None if settings_file is None else str(settings_file),
+        None if settings_file is None else sha256_file(Path(settings_file)),
+    )
+    return ChosenDiceReader(staged.read, identity)
+
+
+def reader_evidence(identity: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What a throw's (or a measurement's) journal entry says of the reader: ``{"dice_reader": identity}`` for a
+    staged reader (:attr:`drivers.dice_table.DiceThrow.reader`), nothing for the classical one, whose evidence
+    is as it has always been."""
+    return {} if identity is None else {"dice_reader": dict(identity)}

@@ -1,0 +1,250 @@
+"""Choosing a dice camera's reader in the profile (``camera.dice_reader``): the classical reader by default, the
+staged one by name or by a reader configuration file (bench/profiles/camera.py, bench/rig_dice_reader.py,
+bench/rig_cameras.py, drivers/dice_table.py), the reader named in the journal and on the certificate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from suite_runs import run_suite
+from test_report_journal import build_run
+
+from bench.catalogue import load_catalogue
+from bench.certify import EXIT_ERROR, run_certification
+from bench.digest import sha256_file
+from bench.journal import DICE_READER_EVENT, Journal, utc_now
+from bench.profiles import ProfileError, load_profile, load_profile_text
+from bench.profiles.model import DiceTableEquipment
+from bench.rig_cameras import check_dice_readers, classical_reader_config, open_dice_table, open_dome_camera
+from bench.rig_dice_reader import reader_evidence
+from reports.certificate import render_certificate
+from reports.run_data import load_run
+from vision.dice import DiceRead, read_dice
+from vision.dice_pipeline import StagedRead
+from vision.dice_reader_settings import DiceReaderSettings, settings_json
+from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
+
+MODEL = DieReaderModel.load(DEFAULT_MODEL)
+KEY = "equipment.dice.camera.dice_reader"
+
+
+def _profile(reader: str | None, *, throws: int = 10, seed: int = 7) -> str:
+    """A simulated banca francesa arena on clean frames (fast, deterministic), read by ``reader``."""
+    chosen = "" if reader is None else f', dice_reader = "{reader}"'
+    return f"""name = "reader-choice"
+[equipment.dice]
+kind = "dice"
+identity = {{ manufacturer = "Bench Simulators", model = "Arena", serial = "SIM-RC-1" }}
+options = {{ game = "banca-francesa", throws = {throws} }}
+simulator = {{ model = "fair", seed = {seed} }}
+camera = {{ source = "sim", votes = 3, keep_frames = "disputed", camera_height_mm = 900.0{chosen}, simulation = {{ nuisance = "none" }} }}
+"""
+
+
+def _write(directory: Path, text: str, name: str = "lab.toml") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _dice(path: Path) -> DiceTableEquipment:
+    equipment = load_profile(str(path))[0].equipment["dice"]
+    assert isinstance(equipment, DiceTableEquipment)
+    return equipment
+
+
+def test_the_default_profile_reads_dice_and_the_dome_with_the_classical_reader(tmp_path: Path) -> None:
+    profile, path, _ = load_profile("sim")
+    check_dice_readers(profile, str(path))
+    dice, dome = profile.equipment["dice"], profile.equipment["dome"]
+    assert dice.camera.dice_reader == dome.camera.dice_reader == "classical"  # type: ignore[union-attr]
+    table = open_dice_table(dice, tmp_path / "dice.json")  # type: ignore[arg-type]
+    assert table.reader_identity is None
+    image = table.camera.read().image
+    read = table.reader(image)
+    assert isinstance(read, DiceRead)
+    assert read.to_json() == read_dice(image, classical_reader_config(dice)).to_json()  # type: ignore[arg-type]
+    table.close()
+    dome_camera = open_dome_camera(dome, tmp_path / "dome.json")  # type: ignore[arg-type]
+    assert dome_camera.reader_identity is None and classical_reader_config(dome).expected_dice == 3  # type: ignore[arg-type]
+    dome_camera.close()
+
+
+def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one(tmp_path: Path) -> None:
+    """Seed 7's first throws on clean frames: every vote is read by the bench's own model, every throw carries
+    its hash and the card's threshold, and an accepted throw shows the rendered faces (the staged reader still
+    declines most clean frames: 10 accepted of 220 throws when measured)."""
+    table = open_dice_table(_dice(_write(tmp_path, _profile("staged"))), tmp_path / "dice.json")
+    expected = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold}
+    assert table.reader_identity == expected
+    accepted = []
+    for _ in range(6):
+        throw = table.next_throw()
+        assert throw.reader == expected and len(throw.reads) == 3
+        assert all(isinstance(read, StagedRead) and read.reader_sha256 == MODEL.sha256 for read in throw.reads)
+        assert reader_evidence(throw.reader) == {"dice_reader": expected}  # what the suites journal with it
+        if throw.accepted:
+            accepted.append(throw)
+            assert sorted(throw.faces) == sorted(table.camera.physical_faces(throw.index))
+    table.close()
+    assert accepted, "no throw of seed 7's first six accepted by the staged reader"
+
+
+def test_a_cussec_dome_s_camera_takes_the_staged_reader_too(tmp_path: Path) -> None:
+    path = _write(tmp_path, """name = "dome"
+[equipment.dome]
+kind = "dice-shaker"
+identity = { manufacturer = "Bench Simulators", model = "CD-3", serial = "SIM-CD-9" }
+simulator = { model = "fair" }
+camera = { source = "sim", dice_reader = "staged" }
+""")
+    profile = load_profile(str(path))[0]
+    check_dice_readers(profile, str(path))
+    camera = open_dome_camera(profile.equipment["dome"], tmp_path / "dome.json")  # type: ignore[arg-type]
+    assert camera.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256,
+                                      "threshold": MODEL.card.threshold}
+    camera.close()
+
+
+def test_a_reader_configuration_beside_the_profile_is_used_and_its_hash_named(tmp_path: Path) -> None:
+    settings = DiceReaderSettings(model_sha256=MODEL.sha256, threshold=0.97)
+    reader_file = _write(tmp_path / "readers", settings_json(settings), "arena-1.json")
+    equipment = _dice(_write(tmp_path, _profile("readers/arena-1.json")))
+    assert equipment.camera.dice_reader_settings == reader_file.absolute()
+    table = open_dice_table(equipment, tmp_path / "dice.json")
+    assert table.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": 0.97,
+                                     "settings_file": str(reader_file.absolute()),
+                                     "settings_sha256": sha256_file(reader_file)}
+    table.close()
+
+
+def test_a_missing_reader_configuration_is_refused_naming_the_profile_file_and_key(tmp_path: Path) -> None:
+    path = _write(tmp_path, _profile("readers/missing.json"))
+    with pytest.raises(ProfileError) as caught:
+        load_profile(str(path))
+    message = str(caught.value)
+    assert str(path) in message and KEY in message
+    assert str(tmp_path / "readers" / "missing.json") in message and "does not exist" in message
+    with pytest.raises(ProfileError, match=r"neither 'classical', 'staged' nor the path of a reader configuration"):
+        load_profile(str(_write(tmp_path, _profile("stagged"))))
+
+
+def test_a_profile_read_back_from_a_journal_loads_without_its_reader_file(tmp_path: Path) -> None:
+    """A certificate is written from the journal on any machine: the reader file need not be there."""
+    profile = load_profile_text(_profile("readers/gone.json"), str(tmp_path / "lab.toml"))
+    assert profile.equipment["dice"].camera.dice_reader == str(tmp_path / "readers" / "gone.json")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("content", "fault"), [
+    ('{"threshhold": 0.9}', "threshhold"),
+    ('{"threshold": 0.9,', "not JSON (line 1"),
+    (json.dumps({"model_sha256": "0" * 64}), "fitted for the model 0000000000000000"),
+    (json.dumps({"stages": {"die_edge": 40}}), "stages: unknown setting(s) die_edge"),
+    (json.dumps({"model": "lab-model.onnx"}), "lab-model"),
+])
+def test_a_mistyped_reader_configuration_is_refused_naming_both_files_and_the_field(
+        tmp_path: Path, content: str, fault: str) -> None:
+    reader_file = _write(tmp_path, content, "reader.json")
+    path = _write(tmp_path, _profile("reader.json"))
+    profile = load_profile(str(path))[0]
+    with pytest.raises(ProfileError) as caught:
+        check_dice_readers(profile, str(path))
+    message = str(caught.value)
+    assert message.startswith(f"{path}: key {KEY}: ") and fault in message
+    named = tmp_path / "lab-model" if fault == "lab-model" else reader_file  # the model's card, or the configuration
+    assert str(named) in message
+
+
+def test_certify_stops_with_exit_2_before_the_run_on_an_unusable_reader_configuration(tmp_path: Path) -> None:
+    _write(tmp_path, json.dumps({"model_sha256": "f" * 64}), "reader.json")
+    path = _write(tmp_path, _profile("reader.json"))
+    console = Console(record=True, width=200)
+    outcome = run_certification(console, profile=str(path), suites=["dice"], out=tmp_path / "run",
+                                show_progress=False, key_dir=tmp_path / "no-key", pdf=False)
+    assert outcome.exit_code == EXIT_ERROR and outcome.run_dir is None
+    text = console.export_text()
+    assert f"{path}: key {KEY}" in text and "calibrate again" in text
+    assert not (tmp_path / "run").exists()
+
+
+def test_bench_doctor_names_the_profile_key_of_an_unusable_reader_configuration(tmp_path: Path) -> None:
+    _write(tmp_path, '{"side_share": 2}', "reader.json")
+    path = _write(tmp_path, _profile("reader.json"))
+    result = subprocess.run([str(Path(sys.executable).with_name("bench")), "doctor", "--profile", str(path)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2
+    assert f"{path}: key {KEY}: {tmp_path / 'reader.json'}: side_share" in result.stderr
+
+
+def test_a_wheel_camera_takes_no_dice_reader(tmp_path: Path) -> None:
+    path = _write(tmp_path, """name = "lab"
+[equipment.wheel]
+kind = "roulette-wheel"
+identity = { manufacturer = "M", model = "W", serial = "1" }
+simulator = { model = "fair" }
+camera = { source = "sim", dice_reader = "staged" }
+""")
+    with pytest.raises(ProfileError, match=r"key equipment\.wheel: .*camera\.dice_reader chooses a dice camera's reader"):
+        load_profile(str(path))
+
+
+def _with_reader_event(run: Path, detail: dict) -> Path:
+    with Journal(run / Journal.FILENAME) as journal:
+        run_id = journal.rows("runs")[0]["run_id"]
+        journal.append("events", run_id=run_id, at=utc_now(), kind=DICE_READER_EVENT, detail=detail)
+    return run
+
+
+def test_the_certificate_names_the_classical_reader_in_both_languages(tmp_path: Path) -> None:
+    run = _with_reader_event(build_run(tmp_path / "run"), {"device": "dice", "reader": "classical"})
+    data = load_run(run, load_catalogue())
+    assert [(reader.device, reader.reader) for reader in data.dice_readers] == [("dice", "classical")]
+    assert "Dice readers: dice — classical reader (pip counting)." in render_certificate(data, "en")
+    assert "Leitores dos dados: dice — leitor clássico (contagem de pintas)." in render_certificate(data, "pt")
+
+
+def test_the_certificate_names_the_staged_readers_model_and_threshold_in_both_languages(tmp_path: Path) -> None:
+    model = "0123456789abcdef" + "e" * 48
+    settings = "fedcba9876543210" + "a" * 48
+    run = _with_reader_event(build_run(tmp_path / "run"), {
+        "device": "dice", "reader": "staged", "model_sha256": model, "threshold": 0.9312,
+        "settings_file": "/lab/readers/arena-1.json", "settings_sha256": settings})
+    data = load_run(run, load_catalogue())
+    english, portuguese = render_certificate(data, "en"), render_certificate(data, "pt")
+    assert ("Dice readers: dice — staged reader, per-die model 0123456789abcdef…, acceptance threshold 0.931, "
+            "reader configuration fedcba9876543210….") in english
+    assert ("Leitores dos dados: dice — leitor por etapas, modelo por dado 0123456789abcdef…, limiar de aceitação "
+            "0,931, configuração do leitor fedcba9876543210….") in portuguese
+    assert model not in english  # shortened to 16 hex digits: the journal holds the whole hash
+
+
+@pytest.mark.slow(seconds=35)
+def test_a_staged_certification_journals_the_reader_of_every_throw_and_names_it(tmp_path: Path) -> None:
+    """``bench certify --suite dice`` with the staged reader: each throw, accepted or declined, and each
+    balance measurement names the model; the dimensions say they were measured on the classical reader's
+    pips; the certificate names the reader."""
+    finished = run_suite("dice", _profile("staged"), tmp_path)
+    assert finished.code in (0, 1), finished.output
+    identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold}
+    with Journal(finished.run_dir / Journal.FILENAME, create=False) as journal:
+        throws = journal.rows("observations", "stream = 'dice/throws'")
+        declined = journal.rows("observations", "stream = 'dice/declined-throws'")
+        events = journal.rows("events", "kind = ?", (DICE_READER_EVENT,))
+        measurements = journal.rows("measurements")
+    assert len(throws) == 10
+    assert all(row["value"]["dice_reader"] == identity for row in throws + declined)
+    assert [row["detail"] for row in events] == [{"device": "dice", **identity}]
+    balance = [row for row in measurements if row["name"].startswith("dice: ")]
+    dimensions = [row for row in measurements if row["unit"] == "mm"]
+    assert balance and all(row["details"]["dice_reader"] == identity for row in balance)
+    assert dimensions and all("classical reader's dice and pips" in row["details"]["measured_with"]
+                              and row["details"]["dice_reader"] == identity for row in dimensions)
+    english = (finished.run_dir / "report.en.html").read_text(encoding="utf-8")
+    assert f"staged reader, per-die model {MODEL.sha256[:16]}…" in english
+
