@@ -21,12 +21,13 @@
 Targets (docs of :mod:`vision.dice`): wrong <= 1 per 1,000 accepted reads, declines <= 2 %,
 >= 200 frames/s. Seeded: the same figures on every run.
 Run: ``.venv/bin/python benchmarks/dice_reader_accuracy.py [--frames N] [--faults N] [--seed S]
-[--reader classical|staged]``.
+[--reader classical|staged] [--reader-config FILE]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections import Counter
@@ -41,6 +42,8 @@ from vision.dice import DiceRead, DiceReader
 from vision.render.dice import FAULTS, DiceTruth
 from vision.render.dice_frames import STYLES, fault_seed, frames, reader_config
 
+READER_CONFIG: Path | None = None
+"""The staged reader's configuration (``--reader-config``); None: the bench's own model, side faces by the camera."""
 READER = "classical"
 """Which reader the benchmark measures: ``classical`` (:class:`vision.dice.DiceReader`) or ``staged``
 (:func:`vision.dice_staged_reader.staged_reader` with the bench's own model at its card's threshold)."""
@@ -52,12 +55,20 @@ def reader_for(truth: DiceTruth):  # -> DiceReader | StagedDiceReader
     config = reader_config(truth)
     if READER == "classical":
         return DiceReader(config)
-    from vision.dice_reader_settings import DiceReaderSettings
+    from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings
     from vision.dice_staged_reader import staged_reader
 
     side = 0.12 if truth.overhead_camera_mm is not None else 0.45
-    return staged_reader(DiceReaderSettings(side_share=side), expected_dice=config.expected_dice,
-                         arena=config.arena, die_edge_px=config.die_edge_px)
+    if side not in _STAGED:  # the model is loaded (and its hash checked) once per camera kind
+        settings = DiceReaderSettings(side_share=side) if READER_CONFIG is None else load_reader_settings(READER_CONFIG)
+        _STAGED[side] = staged_reader(settings, READER_CONFIG)
+    reader = _STAGED[side]
+    return dataclasses.replace(
+        reader, scene=dataclasses.replace(reader.scene, expected_dice=config.expected_dice, arena=config.arena),
+        stages=dataclasses.replace(reader.stages, die_edge_px=config.die_edge_px))
+
+
+_STAGED: dict[float, object] = {}
 
 
 def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[DiceRead, float, float]:
@@ -160,9 +171,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--repeats", type=int, default=3, help="reads of each frame for the speed figure (>= 1)")
     parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
+    parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
     args = parser.parse_args()
-    global READER
-    READER = args.reader
+    global READER, READER_CONFIG
+    READER, READER_CONFIG = args.reader, args.reader_config
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1, got {args.repeats}")
     cv2.setNumThreads(1)

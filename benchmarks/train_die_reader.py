@@ -50,6 +50,9 @@ from vision.die_samples import (
 from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledImage, labelled_images
 
 CROP_PX = 48
+"""Side of the reader's crop (``--crop-px``)."""
+WIDTHS = (24, 48, 96, 96)
+"""Channels of the four convolutions (``--widths``)."""
 CONTEXT_PX = 112
 """Side of the stored patch around each sample: three die edges, so jittered crops stay inside it."""
 CONTEXT_EDGES = 3.0
@@ -90,9 +93,10 @@ def centre_crop(patch: np.ndarray) -> np.ndarray:
 
 
 def photo_patches(photos: list[LabelledImage], rule: EdgeRule, rng: np.random.Generator,
-                  negatives: bool = True) -> Patches:
-    """Patches of each labelled die and (with ``negatives``) of the seventh class around them, and of the
-    squares the stages propose, classed against the labels (:func:`vision.die_samples.proposal_samples`)."""
+                  negatives: bool = True, proposals: bool = True) -> Patches:
+    """Patches of each labelled die and (with ``negatives``) of the seventh class around them, and (with
+    ``proposals``) of the squares the stages propose, classed against the labels
+    (:func:`vision.die_samples.proposal_samples`)."""
     fallback = median_pip_edge(photos) if rule == "pips" else None
     images, labels = [], []
     for photo in photos:
@@ -101,7 +105,7 @@ def photo_patches(photos: list[LabelledImage], rule: EdgeRule, rng: np.random.Ge
         samples = list(dice)
         if negatives:
             samples += [(s, NOT_A_DIE) for s in not_a_die_squares([s for s, _ in dice], photo.size, rng)]
-            samples += proposal_samples(image, dice)
+            samples += proposal_samples(image, dice) if proposals else []
         for square, label in samples:
             images.append(context_patch(image, square))
             labels.append(label)
@@ -180,15 +184,17 @@ def training_batch(patches: Patches, rng: np.random.Generator) -> tuple[np.ndarr
 
 
 def build_model():  # -> torch.nn.Module
-    """A small CNN: four 3x3 convolutions (24-48-96-96) with batch norm and max pooling, then 64 units."""
+    """A small CNN: four 3x3 convolutions (:data:`WIDTHS`, 24-48-96-96 by default) with batch norm, max pooling after
+    the first three, then 64 units."""
     from torch import nn
 
     def block(a: int, b: int, pool: bool) -> list:
         layers = [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
         return layers + [nn.MaxPool2d(2)] if pool else layers
 
-    return nn.Sequential(*block(3, 24, True), *block(24, 48, True), *block(48, 96, True), *block(96, 96, False),
-                         nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * (CROP_PX // 8) ** 2, 64), nn.ReLU(),
+    a, b, c, d = WIDTHS
+    return nn.Sequential(*block(3, a, True), *block(a, b, True), *block(b, c, True), *block(c, d, False),
+                         nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (CROP_PX // 8) ** 2, 64), nn.ReLU(),
                          nn.Linear(64, len(CLASS_NAMES)))
 
 
@@ -264,15 +270,23 @@ def calibrate(reader: DieReaderModel, validation: Patches, photos: list[Labelled
 
 
 def main(argv: list[str] | None = None) -> int:
+    global CROP_PX, WIDTHS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", choices=("A", "B"), default="A",
                         help="A: Byler train part + rendered; B: also the matteop65 train part")
     parser.add_argument("--epochs", type=int, default=80)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--rendered-frames", type=int, default=RENDERED_TRAIN_FRAMES)
+    parser.add_argument("--crop-px", type=int, default=CROP_PX, help="side of the reader's crop (a multiple of 8)")
+    parser.add_argument("--widths", default=",".join(map(str, WIDTHS)),
+                        help="channels of the four convolutions, comma-separated")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the threshold of the model already at --out again and rewrite its card")
     args = parser.parse_args(argv)
+    widths = tuple(int(w) for w in args.widths.split(","))
+    if args.crop_px % 8 or args.crop_px < 16 or len(widths) != 4 or min(widths) < 1:
+        parser.error(f"--crop-px {args.crop_px} must be a multiple of 8 (>= 16) and --widths four positive numbers")
+    CROP_PX, WIDTHS = args.crop_px, widths
     if args.calibrate_only:
         return recalibrate(args.out, args.protocol)
     import torch
@@ -284,12 +298,12 @@ def main(argv: list[str] | None = None) -> int:
     byler = labelled_images(BYLER_PHOTOS)
     matteo = labelled_images(MATTEOP65_PHOTOS)
     train_set = photo_patches(photos_in(byler, "train"), "die", rng)
-    validation = photo_patches(photos_in(byler, "validation"), "die", rng)
+    validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
     data = {"byler_train_images": len(photos_in(byler, "train")),
             "byler_validation_images": len(photos_in(byler, "validation"))}
     if args.protocol == "B":
         train_set = train_set + photo_patches(photos_in(matteo, "train"), "pips", rng)
-        validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng)
+        validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
         data |= {"matteop65_train_images": len(photos_in(matteo, "train")),
                  "matteop65_validation_images": len(photos_in(matteo, "validation"))}
     log(f"photo patches: train {len(train_set.labels)}, validation {len(validation.labels)}")
@@ -316,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.monotonic() - started
     log(f"validation accuracy {validation_accuracy:.4f}; calibration {calibration.as_dict()}")
     card |= {"threshold": calibration.threshold, "protocol": args.protocol, "calibration": calibration.as_dict(),
-             "training": {"epochs": args.epochs, "seed": SEED, "seconds": round(seconds, 1),
+             "training": {"epochs": args.epochs, "seed": SEED, "widths": list(WIDTHS), "seconds": round(seconds, 1),
                           "validation_accuracy": validation_accuracy,
                           "torch": torch.__version__, "threads": torch.get_num_threads()},
              "data": data, "model_bytes": args.out.stat().st_size}
@@ -335,9 +349,9 @@ def recalibrate(model_path: Path, protocol: str) -> int:
     card's threshold and calibration."""
     rng = np.random.default_rng(SEED)
     byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
-    validation = photo_patches(photos_in(byler, "validation"), "die", rng)
+    validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
     if protocol == "B":
-        validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng)
+        validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
     validation = validation + render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
     reader = DieReaderModel.load(model_path)
     calibration, accuracy = calibrate(reader, validation, validation_photos(byler, matteo, protocol))

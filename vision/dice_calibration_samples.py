@@ -17,11 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice_bodies import find_bodies
-from vision.dice_pipeline import CropReader
+from vision.dice_pipeline import CropReader, read_bodies
 from vision.dice_proposals import propose_squares
 from vision.dice_scoring import MATCH_SHARE, MATCH_SLACK_PX
+from vision.dice_second_look import SecondLookSettings
 from vision.dice_stage_config import DiceStageConfig
-from vision.die_crop import DieSquare, rectified_crop
+from vision.die_crop import DieSquare
 from vision.yolo_labels import LabelledDie
 
 NOT_A_DIE = 6
@@ -51,8 +52,10 @@ def true_class(square: DieSquare, labels: Sequence[LabelledDie]) -> int:
 
 
 def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]]], reader: CropReader,
-                        stages: DiceStageConfig | None = None) -> CalibrationSamples:
-    """Run the stages on each (frame, labels) and read every proposed square (see the module's docstring)."""
+                        stages: DiceStageConfig | None = None, second_look: SecondLookSettings | None = None
+                        ) -> CalibrationSamples:
+    """Run the stages on each (frame, labels) and read every proposed square and every square of the second look
+    (see the module's docstring); ``reader``'s threshold decides where a second look is taken."""
     rows: list[np.ndarray] = []
     truth: list[int] = []
     images = labelled = matched = 0
@@ -60,12 +63,13 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
         images += 1
         labelled += len(labels)
         found = find_bodies(frame, stages)
-        squares = [square for proposal in propose_squares(frame, found, stages) for square in proposal.squares]
-        classes = [true_class(square, labels) for square in squares]
+        proposed = [proposal.squares for proposal in propose_squares(frame, found, stages)]
+        readings = [reading for body in read_bodies(frame, proposed, reader, found.die_edge_px, second_look)
+                    for reading in body]
+        squares = [reading.square for reading in readings]
         matched += sum(1 for label in labels if any(true_class(square, [label]) != NOT_A_DIE for square in squares))
-        if squares:
-            crops = [rectified_crop(frame, square, reader.crop_px, reader.margin) for square in squares]
-            rows.append(np.asarray(reader.probabilities(crops), np.float64))
-            truth.extend(classes)
+        if readings:
+            rows.append(np.array([reading.probabilities for reading in readings], np.float64))
+            truth.extend(true_class(square, labels) for square in squares)
     probabilities = np.concatenate(rows) if rows else np.zeros((0, NOT_A_DIE + 1))
     return CalibrationSamples(probabilities, np.asarray(truth, int), images, labelled, matched)

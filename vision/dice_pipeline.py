@@ -6,7 +6,8 @@ Stages, each a module with a typed result:
 2. propose die squares in each body (:mod:`vision.dice_proposals`; both stages' settings are one
    :class:`vision.dice_stage_config.DiceStageConfig`);
 3. read each square's upright crop (:mod:`vision.die_crop`) with the learned per-die reader (a
-   :class:`CropReader`: faces 1..6 and "not a flat readable die", each with its probability);
+   :class:`CropReader`: faces 1..6 and "not a flat readable die", each with its probability), then the
+   squares of a second look where it half believes a face (:mod:`vision.dice_second_look`);
 4. explain each body by its sure readings (:mod:`vision.dice_explanation`: at or above the reader's
    calibrated acceptance threshold, exactly one set of dice for the whole body);
 5. judge the scene (:mod:`vision.dice_scene`: motion, glare, stacked, cocked, outside the arena, the
@@ -27,9 +28,10 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_bodies import Bodies, Body, find_bodies
-from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
+from vision.dice_explanation import BodyPixels, DieReading, ExplanationSettings, explain_body
 from vision.dice_proposals import propose_squares
 from vision.dice_scene import SceneSettings, judge_scene
+from vision.dice_second_look import SecondLookSettings, around, seeds
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
 from vision.frame import check_image
@@ -95,31 +97,56 @@ class StagedDiceReader:
     side_share: float = 0.12
     """Side face a flat die shows to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
 
+    second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
+
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame."""
         frame = check_image(frame)
         found = find_bodies(frame, self.stages)
         proposals = propose_squares(frame, found, self.stages)
-        flat = [square for proposal in proposals for square in proposal.squares]
-        rows = self._read_squares(frame, flat)
+        per_body = read_bodies(frame, [proposal.squares for proposal in proposals], self.reader, found.die_edge_px,
+                               self.second_look)
         settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
         bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
-        explanations: list[BodyExplanation] = []
-        start = 0
-        for body, proposal in zip(bodies, proposals, strict=True):
-            readings = [DieReading(square, tuple(float(p) for p in rows[start + i]))
-                        for i, square in enumerate(proposal.squares)]
-            start += len(proposal.squares)
-            explanations.append(explain_body(body, readings, settings))
+        explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
         verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, self.scene)
-        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(bodies), len(flat))
+        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(bodies),
+                          sum(len(readings) for readings in per_body))
 
-    def _read_squares(self, frame: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray:
-        if not squares:
-            return np.zeros((0, 7))
-        crops = [rectified_crop(frame, square, self.reader.crop_px, self.reader.margin) for square in squares]
-        rows = np.asarray(self.reader.probabilities(crops), np.float64)
-        if rows.ndim != 2 or rows.shape[0] != len(squares) or rows.shape[1] < 7:
-            raise ValueError(f"the per-die reader {self.reader.sha256[:12]} gave {rows.shape} probabilities for "
-                             f"{len(squares)} crops")
-        return rows
+
+def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropReader) -> np.ndarray:
+    """The reader's probabilities (one row per square) for the upright crops of ``squares``, in one batch."""
+    if not squares:
+        return np.zeros((0, 7))
+    crops = [rectified_crop(frame, square, reader.crop_px, reader.margin) for square in squares]
+    rows = np.asarray(reader.probabilities(crops), np.float64)
+    if rows.ndim != 2 or rows.shape[0] != len(squares) or rows.shape[1] < 7:
+        raise ValueError(f"the per-die reader {reader.sha256[:12]} gave {rows.shape} probabilities for "
+                         f"{len(squares)} crops")
+    return rows
+
+
+def read_bodies(frame: np.ndarray, squares: Sequence[Sequence[DieSquare]], reader: CropReader, die_edge_px: float,
+                second_look: SecondLookSettings | None = None) -> list[list[DieReading]]:
+    """The readings of each body's proposed squares, then of the squares of a second look around its seeds
+    (:mod:`vision.dice_second_look`): two batches for the whole frame."""
+    look = second_look or SecondLookSettings()
+    flat = [square for body in squares for square in body]
+    rows = read_squares(frame, flat, reader)
+    per_body: list[list[DieReading]] = []
+    extra: list[list[DieSquare]] = []
+    start = 0
+    for body in squares:
+        body_rows = rows[start:start + len(body)]
+        start += len(body)
+        per_body.append([DieReading(square, tuple(float(p) for p in row)) for square, row in zip(body, body_rows,
+                                                                                                 strict=True)])
+        extra.append([square for seed in seeds(body, body_rows, reader.threshold, look)
+                      for square in around(seed, die_edge_px, look)])
+    more = read_squares(frame, [square for body in extra for square in body], reader)
+    start = 0
+    for readings, body in zip(per_body, extra, strict=True):
+        readings.extend(DieReading(square, tuple(float(p) for p in row))
+                        for square, row in zip(body, more[start:start + len(body)], strict=True))
+        start += len(body)
+    return per_body

@@ -152,10 +152,8 @@ def truth_square(corners_px: Sequence[tuple[float, float]]) -> DieSquare:
 def rendered_class(die: DieTruth, beneath: bool) -> int | None:
     """A rendered die's class for the reader (see :func:`rendered_samples`), ``None`` for no sample;
     ``beneath``: another die rests on it."""
-    if die.pose != "flat" or beneath or die.decline_tolerated or die.expected_decline == Decline.GLARE:
+    if die.pose != "flat" or beneath or die.moving or die.decline_tolerated or die.expected_decline == Decline.GLARE:
         return None
-    if die.moving:
-        return NOT_A_DIE
     return die.face - 1
 
 
@@ -174,12 +172,14 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
     """``frames`` rendered frames of the benchmark's styles at realistic nuisance, a third with a fault, a quarter
     seen from a low camera in front of the table (side faces show widely, as in webcam photos).
 
-    A flat, still die in plain sight gives its face; a moving (blurred) die gives :data:`NOT_A_DIE`.
-    Cocked dice, the dice of a stack and dice under glare give nothing: a die cocked by 24-40 degrees
-    shows its up face barely foreshortened, the die on top of a stack shows a clean flat face and covers
-    the one beneath, and a glare spot over a pip may leave it readable, so their crops alone do not tell;
-    the scene's stages judge them (a face's shape and the side faces around it, a die nearer the camera
-    over another, saturated pixels). Squares of bare table, of half a die and of two dice are added.
+    A flat, still die in plain sight gives its face. Moving dice, cocked dice, the dice of a stack and dice
+    under glare give nothing: a die slightly blurred by its motion still shows its face, a die cocked by 24-40
+    degrees shows its up face barely foreshortened, the die on top of a stack shows a clean flat face and
+    covers the one beneath, and a glare spot over a pip may leave it readable, so their crops alone do not
+    tell; the scene's stages judge them (a smear's direction, a face's shape and the side faces around it, a
+    die nearer the camera over another, saturated pixels) and the settling of the frames. Squares of bare
+    table, of half a die and of two dice are added (only bare table in a frame with such a die: a square
+    moved off one die may land on the die resting on it).
     """
     from vision.render.dice import random_dice_scene, render_dice
     from vision.render.dice_frames import STYLES
@@ -198,7 +198,9 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
         samples = [(square, label) for square, label in dice if label is not None]
         squares = [square for square, _ in dice]
         height, width = image.shape[:2]
-        samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=1)]
+        near = 0 if any(label is None for _, label in dice) else 1  # a die on another shows where its square was moved
+        samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=near,
+                                                             pairs=near)]
         yield RenderedFrame(image, tuple(samples), dice)
 
 
@@ -209,7 +211,7 @@ SAME_EDGE_RATIO = (0.8, 1.25)
 OFF_DIE_SHARE = 0.4
 """A proposed square at least this share of an edge from every die's centre (or of an edge off by more than
 :data:`OFF_EDGE_RATIO`) is "not a flat readable die": it holds part of a die, two dice, or none."""
-OFF_EDGE_RATIO = (0.6, 1.6)
+OFF_EDGE_RATIO = (0.5, 1.6)
 
 
 def proposal_samples(image: np.ndarray, dice: Sequence[tuple[DieSquare, int | None]],
