@@ -78,7 +78,7 @@ def test_rendered_flat_dice_are_read_and_bare_table_is_declined(model: DieReader
         score.add_reads(faces, decide(probabilities, model.card.threshold))
         best.add_reads(faces, decide(probabilities, 0.0))
         height, width = frame.image.shape[:2]
-        table = not_a_die_squares([s for s, _ in frame.samples if s.edge_px > 0], (width, height), rng, table=2,
+        table = not_a_die_squares([s for s, _ in frame.dice], (width, height), rng, table=2,
                                   shifted=0, pairs=0)
         table_reads += model.read_squares(frame.image, table)
     assert score.labelled >= 60
