@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import cv2
+import numpy as np
 import pytest
 from synthetic_dice import die_frame
 
@@ -141,3 +142,24 @@ def test_glare_over_a_die_read_declines_even_a_sure_reading_and_a_white_face_is_
     cv2.circle(frame, (160, 130), 7, (255, 255, 255), -1)  # a saturated spot over the lower right pip
     verdict = judge_scene(frame, bodies, sure, EDGE, SceneSettings(expected_dice=1))
     assert verdict.decline is Decline.GLARE and "glare" in verdict.detail
+
+
+def test_a_die_read_with_a_side_faces_pips_beside_it_leans_and_a_flat_die_does_not() -> None:
+    frame, bodies = die_frame([(150, 120)])
+    sure = [explained(read(150, 120, 5))]
+    assert judge_scene(frame, bodies, sure, EDGE, SceneSettings(expected_dice=1)).accepted
+    cv2.rectangle(frame, (130, 141), (170, 160), (200, 200, 200), -1)  # the side face it is lifted on, below it
+    for x in (140, 160):
+        cv2.ellipse(frame, (x, 150), (4, 2), 0, 0, 360, (20, 20, 20), -1)  # two of its pips, squeezed
+    leaning = np.zeros((62, 44), bool)
+    leaning[:, :] = True
+    body = [BodyPixels(leaning, (128, 99))]
+    verdict = judge_scene(frame, body, sure, EDGE, SceneSettings(expected_dice=1))
+    assert verdict.decline is Decline.COCKED and "pip(s) of a side face beside its up face" in verdict.detail
+    # an oblique camera sees a flat die's side faces, pips and all: not judged so
+    assert judge_scene(frame, body, sure, EDGE, SceneSettings(expected_dice=1, leaning_check=False)).accepted
+    shadow = frame.copy()
+    cv2.rectangle(shadow, (126, 141), (174, 166), (20, 60, 20), -1)  # a shadow there instead: no pips
+    shadow[130:175, 115:185] = cv2.GaussianBlur(shadow[130:175, 115:185], (0, 0), 2.0)[:, :]  # soft, as shadows are
+    shadow[100:141, 130:171] = frame[100:141, 130:171]
+    assert judge_scene(shadow, body, sure, EDGE, SceneSettings(expected_dice=1)).accepted

@@ -20,7 +20,7 @@ reader. A declined read is never an outcome.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import cv2
@@ -87,6 +87,11 @@ def body_in_frame(body: Body, pips: int = 0, bodies: Bodies | None = None) -> Bo
     return BodyPixels(inside, (x, y), pips, shade)
 
 
+OVERHEAD_SIDE_SHARE = 0.2
+"""A camera whose flat dice show side faces of at most this share of an edge looks down on the table: a side
+face with pips beside a die read is a die that leans (:mod:`vision.dice_side_faces`)."""
+
+
 @dataclass(frozen=True)
 class StagedDiceReader:
     """The five stages wired together, each with its settings."""
@@ -109,7 +114,8 @@ class StagedDiceReader:
         settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
         bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
         explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
-        verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, self.scene)
+        scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
+        verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, scene)
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(bodies),
                           sum(len(readings) for readings in per_body))
 

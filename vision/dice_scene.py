@@ -8,8 +8,9 @@ unexplained. This stage gives the frame's verdict, declining it when
   its own level (``glare``; a pip under the spot may be hidden, so even a sure reading is unsafe);
 - a body is not explained and holds a die read beside more than half a die's area that is no die read:
   a die on or under another (``stacked``, p217-2007/cussec/6);
-- a body of about a die's size is not explained: a die not flat on a face (``cocked``,
-  p217-2007/banca-francesa/7 b) — a flat die of that size reads surely;
+- a die read shows a side face's pips beside its up face (a camera over the table), or a body of about a
+  die's size is not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
+  flat die of that size reads surely;
 - two readings of one die disagree, or any other body is not explained (``unreadable``);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
   the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
@@ -34,6 +35,7 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
+from vision.dice_side_faces import side_face_spots
 
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                  Decline.UNREADABLE, Decline.WRONG_COUNT)
@@ -69,6 +71,11 @@ class SceneSettings:
     """A body with a die read and more than this share of a die's area no die read: a die on another."""
     cocked_dice: tuple[float, float] = (0.5, 1.8)
     """An unexplained body of this many dice's area (least, most) with no die read in it: a cocked die."""
+    leaning_check: bool = True
+    leaning_spots: int = 1
+    """With a camera over the table, a die read with at least this many pip-sized spots of a side face beside its
+    up face leans (:mod:`vision.dice_side_faces`); an oblique camera (``leaning_check`` False) sees a flat die's
+    side faces."""
     pip_share: float = 0.18
     """A pip's diameter as a share of the die's edge (for the glare area)."""
 
@@ -188,6 +195,14 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         glare = glare_px(patch, faces, settings.glare_level, settings.glare_saturation)
         if glare > settings.glare_pips * pip_area:  # a pip under the spot may be hidden: the face read is unsafe
             return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
+        if settings.leaning_check:
+            for die in explanation.dice:
+                others = [other for other in explanation.dice if other is not die]
+                spots = side_face_spots(grey, body, die, others, die_edge_px)
+                if spots >= settings.leaning_spots:
+                    x, y = die.square.centre_px
+                    return Decline.COCKED, (f"die at ({x:.0f}, {y:.0f}) read {die.face} shows {spots} pip(s) of a side "
+                                            "face beside its up face: it leans")
         return None
     if explanation.problem == "unreadable":
         return Decline.UNREADABLE, explanation.detail
