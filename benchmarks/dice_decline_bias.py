@@ -7,12 +7,14 @@ unanimous votes) and prints, per true face: how often a die showing it was in a 
 the accepted faces' chi-square against 1/6, and the wrong reads.
 
     .venv/bin/python benchmarks/dice_decline_bias.py [--throws 1500] [--style translucent-red]
+        [--reader classical|staged] [--reader-config FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -27,6 +29,8 @@ from drivers.dice_table import CameraDiceTable
 from drivers.line_frame import DeviceIdentity
 from drivers.sim.dice_camera import SimulatedDiceCamera
 from vision.dice import DiceReaderConfig, read_dice
+from vision.dice_reader_settings import load_reader_settings
+from vision.dice_staged_reader import staged_reader
 
 
 def main() -> None:
@@ -34,13 +38,20 @@ def main() -> None:
     parser.add_argument("--throws", type=int, default=1500)
     parser.add_argument("--style", choices=("translucent-red", "opaque-white"), default="translucent-red")
     parser.add_argument("--seed", type=int, default=20070226)
+    parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
+    parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     options = DiceOptions(game="banca-francesa")
     camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), options,
                                  CameraSimulation(seed=args.seed))
     config = DiceReaderConfig(expected_dice=3)
-    table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), lambda image: read_dice(image, config))
+    if args.reader == "staged":
+        settings = load_reader_settings(args.reader_config) if args.reader_config else None
+        read_frame = staged_reader(settings, args.reader_config, expected_dice=3).read
+    else:
+        read_frame = lambda image: read_dice(image, config)
+    table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame)
     shown = np.zeros(6, int)       # dice showing each face, all throws
     in_declined = np.zeros(6, int)  # ... in declined throws
     accepted_faces = np.zeros(6, int)
