@@ -43,7 +43,8 @@ from vision.render.dice import FAULTS, DiceTruth
 from vision.render.dice_frames import STYLES, fault_seed, frames, reader_config
 
 READER_CONFIG: Path | None = None
-"""The staged reader's configuration (``--reader-config``); None: the bench's own model, side faces by the camera."""
+"""The staged reader's configuration (``--reader-config``); None: the bench's own model. The side faces a flat die
+shows are the rendered camera's either way (0.12 of an edge from above, 0.45 from a low camera in front)."""
 READER = "classical"
 """Which reader the benchmark measures: ``classical`` (:class:`vision.dice.DiceReader`) or ``staged``
 (:func:`vision.dice_staged_reader.staged_reader` with the bench's own model at its card's threshold)."""
@@ -60,8 +61,8 @@ def reader_for(truth: DiceTruth):  # -> DiceReader | StagedDiceReader
 
     side = 0.12 if truth.overhead_camera_mm is not None else 0.45
     if side not in _STAGED:  # the model is loaded (and its hash checked) once per camera kind
-        settings = DiceReaderSettings(side_share=side) if READER_CONFIG is None else load_reader_settings(READER_CONFIG)
-        _STAGED[side] = staged_reader(settings, READER_CONFIG)
+        settings = DiceReaderSettings() if READER_CONFIG is None else load_reader_settings(READER_CONFIG)
+        _STAGED[side] = staged_reader(settings.model_copy(update={"side_share": side}), READER_CONFIG)
     reader = _STAGED[side]
     return dataclasses.replace(
         reader, scene=dataclasses.replace(reader.scene, expected_dice=config.expected_dice, arena=config.arena),

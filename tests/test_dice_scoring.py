@@ -91,3 +91,13 @@ def test_the_per_die_readers_crops_are_scored_one_die_each_with_declines_by_reas
         tally.add_reads([7], [CropRead(1, 0.9)])
     with pytest.raises(ValueError, match="2 labelled faces for 1 reads"):
         tally.add_reads([1, 2], [CropRead(1, 0.9)])
+
+
+def test_touching_dice_are_matched_to_their_own_reads_not_each_to_the_read_nearest_its_box() -> None:
+    # boxes drawn around the dice with their side faces lie a little off the up faces read: the first label's
+    # box centre is nearer the second die's read than its own, but the pairing of least total distance is right
+    labels = [label(3, 100, 100, 1), label(1, 120, 100, 2)]
+    read = ImageRead("touching.jpg", (ReportedDie((84.0, 100.0), 3), ReportedDie((112.0, 100.0), 1)))
+    tally = score([(labels, read)])
+    assert (tally.correct, tally.wrong, tally.not_read, tally.reads_without_label) == (2, 0, 0, 0)
+    assert tally.disagreements == []

@@ -4,8 +4,9 @@ missed, the confusion of faces, and wrong reads per 1,000 accepted with an hones
 One module scores every such measurement, so ``bench read dice --labels yolo`` on a lab's own photos and the
 benchmarks print the same figures from the same rules:
 
-- Each labelled die is matched to the nearest die the reader reported (read or declined) whose centre lies
-  within ``0.6 x`` the label's larger side ``+ 12 px`` of the label's centre, each reported die at most once.
+- The labelled dice are matched to the dice the reader reported (read or declined) by the pairing of least
+  total distance, each pair within ``0.6 x`` the label's larger side ``+ 12 px``, each reported die at most
+  once (so touching dice are matched to their own reads).
 - A matched die read as a face counts in the confusion (right or wrong); a matched die declined counts as
   declined with its reason; a labelled die nothing matches is declined with the frame's reason when the frame
   was declined as a whole, else *missed* (the reader did not see it).
@@ -22,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from vision.die_reader_calibration import clopper_pearson_upper
 from vision.yolo_labels import LabelledDie
@@ -118,17 +120,17 @@ class DiceScore:
         """Score one image."""
         self.images += 1
         self.images_accepted += read.frame_decline is None
-        used: set[int] = set()
+        pairs = match(labels, read.dice)
+        used = set(pairs.values())
         notes: list[str] = []
-        for label in labels:
-            index = _nearest(label, read.dice, used)
+        for number, label in enumerate(labels):
+            index = pairs.get(number)
             if index is None:
                 reason = read.frame_decline or MISSED
                 self._not_read(label.face, reason)
                 if read.frame_decline is None:
                     notes.append(f"{label.face} at line {label.line}: missed")
                 continue
-            used.add(index)
             die = read.dice[index]
             if die.face is None:
                 self._not_read(label.face, die.reason or read.frame_decline or "declined")
@@ -171,13 +173,18 @@ def decline_reason(detail: str) -> str:
     return detail.split(" (")[0].split(":")[0]
 
 
-def _nearest(label: LabelledDie, dice: Sequence[ReportedDie], used: set[int]) -> int | None:
-    best, best_distance = None, MATCH_SHARE * label.size_px + MATCH_SLACK_PX
-    for index, die in enumerate(dice):
-        distance = float(np.hypot(die.centre_px[0] - label.centre_px[0], die.centre_px[1] - label.centre_px[1]))
-        if index not in used and distance <= best_distance:
-            best, best_distance = index, distance
-    return best
+def match(labels: Sequence[LabelledDie], dice: Sequence[ReportedDie]) -> dict[int, int]:
+    """Each label's reported die (label index to die index): the pairing of least total distance (the Hungarian
+    method), each pair within ``MATCH_SHARE`` of the label's larger side plus ``MATCH_SLACK_PX``. Touching dice's
+    labels are so matched to their own dice, not each to whichever read lies nearest its box's centre."""
+    if not labels or not dice:
+        return {}
+    centres = np.array([die.centre_px for die in dice], np.float64)
+    reach = np.array([MATCH_SHARE * label.size_px + MATCH_SLACK_PX for label in labels])
+    distance = np.linalg.norm(np.array([label.centre_px for label in labels])[:, None, :] - centres[None], axis=2)
+    cost = np.where(distance <= reach[:, None], distance, 1e9)
+    rows, columns = linear_sum_assignment(cost)
+    return {int(r): int(c) for r, c in zip(rows, columns, strict=True) if distance[r, c] <= reach[r]}
 
 
 def score(pairs: Iterable[tuple[Sequence[LabelledDie], ImageRead]]) -> DiceScore:
