@@ -17,7 +17,7 @@ with the frame's reason. Prints per set the dice read correctly, read wrong, not
 reads per 1,000 accepted with the 95 % upper bound, and the confusion of faces.
 
 Run: ``.venv/bin/python benchmarks/dice_real_photos.py [--data DIR ...] [--draw DIR] [--reader classical|staged]
-[--reader-config FILE]`` (default: both shared photo sets, the classical reader). Exits 0 with a note when a
+[--reader-config FILE] [--part all|test]`` (default: both shared photo sets, the classical reader). Exits 0 with a note when a
 data folder is absent.
 """
 
@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.dice import DiceReaderConfig, read_dice
 from vision.dice_scoring import image_read_of, score, score_lines
+from vision.die_samples import photos_in
 from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledDie, labelled_images
 
 DEFAULT_DATA = [MATTEOP65_PHOTOS, BYLER_PHOTOS]
@@ -56,11 +57,15 @@ def frame_reader(kind: str, settings_file: Path | None) -> Callable[[np.ndarray]
     return staged_reader(settings, settings_file).read
 
 
-def measure(folder: Path, read_frame: Callable[[np.ndarray], object], draw: Path | None) -> list[str]:
-    """The score of the reader on one labelled folder, as printed lines (with the processor time per frame)."""
+def measure(folder: Path, read_frame: Callable[[np.ndarray], object], draw: Path | None, part: str = "all"
+            ) -> list[str]:
+    """The score of the reader on one labelled folder (``part``: every image, else only the images of that part of
+    the split by file name, :func:`vision.die_samples.split_of`), as printed lines (with the processor time per
+    frame)."""
     pairs = []
     seconds = 0.0
-    for item in labelled_images(folder):
+    items = labelled_images(folder)
+    for item in items if part == "all" else photos_in(items, part):
         image = cv2.imread(str(item.image))
         started = time.process_time()
         read = read_frame(image)
@@ -70,7 +75,8 @@ def measure(folder: Path, read_frame: Callable[[np.ndarray], object], draw: Path
             _draw(draw, item.image, image, item.dice, read)
     tally = score(pairs)
     per_frame = f"  {1000 * seconds / max(len(pairs), 1):.1f} ms of processor time per frame"
-    return [*score_lines(tally, folder.parent.name), per_frame, "  images where an accepted read disagrees with the labels:",
+    title = folder.parent.name if part == "all" else f"{folder.parent.name}, {part} part"
+    return [*score_lines(tally, title), per_frame, "  images where an accepted read disagrees with the labels:",
             *(f"    {line}" for line in tally.disagreements)]
 
 
@@ -80,6 +86,8 @@ def main() -> int:
     parser.add_argument("--draw", type=Path, default=None, help="write declined or disagreeing images as PNGs here")
     parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration")
+    parser.add_argument("--part", choices=("all", "train", "validation", "test"), default="all",
+                        help="only the images of this part of the split by file name (test: never trained on)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     read_frame = frame_reader(args.reader, args.reader_config)
@@ -87,7 +95,7 @@ def main() -> int:
         if not folder.is_dir():
             print(f"real dice photos not found at {folder}: nothing to measure")
             continue
-        print("\n".join(measure(folder, read_frame, args.draw)))
+        print("\n".join(measure(folder, read_frame, args.draw, args.part)))
     return 0
 
 

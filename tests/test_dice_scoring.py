@@ -101,3 +101,30 @@ def test_touching_dice_are_matched_to_their_own_reads_not_each_to_the_read_neare
     tally = score([(labels, read)])
     assert (tally.correct, tally.wrong, tally.not_read, tally.reads_without_label) == (2, 0, 0, 0)
     assert tally.disagreements == []
+
+
+def test_the_real_photo_benchmark_scores_only_the_part_asked_for(tmp_path) -> None:
+    import cv2
+    import numpy as np
+    from benchmark_scripts import load_benchmark
+
+    from vision.die_samples import split_of
+
+    photos = load_benchmark("dice_real_photos")
+    names = [f"photo_{i}" for i in range(40)]
+    test = [name for name in names if split_of(f"{name}.png") == "test"][:2]
+    other = [name for name in names if split_of(f"{name}.png") != "test"][:3]
+    images = tmp_path / "set" / "images"
+    images.mkdir(parents=True)
+    for name in test + other:
+        cv2.imwrite(str(images / f"{name}.png"), np.full((60, 80, 3), 90, np.uint8))
+        (images / f"{name}.txt").write_text("2 0.5 0.5 0.2 0.2\n")
+    seen: list[tuple[int, ...]] = []
+
+    def read_frame(image: np.ndarray) -> DiceRead:
+        seen.append(image.shape)
+        return DiceRead((), Decline.WRONG_COUNT, "none read")
+
+    lines = photos.measure(images, read_frame, None, "test")
+    assert len(seen) == 2 and lines[0] == "set, test part: 2 images (0 accepted whole)"
+    assert photos.measure(images, read_frame, None)[0] == "set: 5 images (0 accepted whole)"
