@@ -72,7 +72,7 @@ class SceneSettings:
     cocked_dice: tuple[float, float] = (0.5, 1.8)
     """An unexplained body of this many dice's area (least, most) with no die read in it: a cocked die."""
     leaning_check: bool = True
-    leaning_spots: int = 1
+    leaning_spots: int = 2
     """With a camera over the table, a die read with at least this many pip-sized spots of a side face beside its
     up face leans (:mod:`vision.dice_side_faces`); an oblique camera (``leaning_check`` False) sees a flat die's
     side faces."""
