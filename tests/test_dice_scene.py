@@ -163,3 +163,12 @@ def test_a_die_read_with_a_side_faces_pips_beside_it_leans_and_a_flat_die_does_n
     shadow[130:175, 115:185] = cv2.GaussianBlur(shadow[130:175, 115:185], (0, 0), 2.0)[:, :]  # soft, as shadows are
     shadow[100:141, 130:171] = frame[100:141, 130:171]
     assert judge_scene(shadow, body, sure, EDGE, SceneSettings(expected_dice=1)).accepted
+
+
+def test_a_smeared_body_that_shows_a_die_not_read_is_motion_not_cocked() -> None:
+    smeared_frame, bodies = die_frame([(150, 120)], blur=25)
+    not_read = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px, face_likelihood=0.8)
+    assert judge_scene(smeared_frame, bodies, [not_read], EDGE, SceneSettings()).decline is Decline.MOTION
+    sharp, sharp_bodies = die_frame([(150, 120)])
+    still = BodyExplanation((), "unexplained", "no die is read in it", sharp_bodies[0].area_px, face_likelihood=0.8)
+    assert judge_scene(sharp, sharp_bodies, [still], EDGE, SceneSettings()).decline is Decline.COCKED

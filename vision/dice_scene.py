@@ -3,7 +3,8 @@
 The bodies have been explained (:mod:`vision.dice_explanation`): each is either read as its dice or left
 unexplained. This stage gives the frame's verdict, declining it when
 
-- a die or a body is smeared along one direction (the dice are still moving: ``motion``);
+- a die read, or a body not read that shows a die, is smeared along one direction (the dice are still
+  moving: ``motion``);
 - a die read, or a body not explained, is whitened over more than a pip by glare: saturated, and whiter than
   its own level (``glare``; a pip under the spot may be hidden, so even a sure reading is unsafe);
 - a body is not explained and holds a die read beside more than half a die's area that is no die read:
@@ -55,12 +56,12 @@ class SceneSettings:
     a die smeared along one direction measures less."""
     die_pips: int = 3
     die_likelihood: float = 0.5
-    """A body where no die is read shows a die when the proposal stage saw at least ``die_pips`` pips on or
-    beside it, or the reader gave some square at least ``die_likelihood`` for the faces together; else it is
-    no die (a shadow, a stain, a glare spot on the cloth) and is not judged, but for motion."""
+    """A body where no die is read shows a die when the proposal stage saw at least ``die_pips`` pips inside
+    it, or the reader gave some square at least ``die_likelihood`` for the faces together; else it is no die
+    (a shadow, a stain, a glare spot on the cloth) and is left aside."""
     motion_min_gradient: float = 6.0
-    """A body where no face is read and no pip seen is judged for motion only when its mean gradient
-    (grey levels per pixel) reaches this: a smeared die's edges do, the cloth's vignetting does not."""
+    """A body not read is smeared only when its mean gradient (grey levels per pixel) reaches this: a smeared
+    die's edges do, the cloth's vignetting does not."""
     glare_level: float = 0.45
     """Glare: whiter than the body's own level by this share of the way to white."""
     glare_saturation: float = 245.0
@@ -208,6 +209,8 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         return Decline.UNREADABLE, explanation.detail
     if shows_no_die(body, explanation, settings):
         return None  # a die missed so leaves the game's count short, which declines the frame
+    if (ratio := smeared(frame, body, settings)) is not None:
+        return Decline.MOTION, f"body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
     die_area = die_edge_px * die_edge_px
     glare = glare_px(patch, body.mask, settings.glare_level, settings.glare_saturation)
     if glare > settings.glare_pips * pip_area:
