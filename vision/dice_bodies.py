@@ -117,11 +117,14 @@ class Bodies:
         x, y, width, height = bbox
         if self.shade is None or width <= 0 or height <= 0:
             return np.zeros((max(height, 1), max(width, 1)), bool)
-        full = cv2.resize(self.shade, self.frame_size, interpolation=cv2.INTER_NEAREST) if self.scale < 1.0 \
-            else self.shade
-        window = np.zeros((height, width), bool)
-        part = full[max(y, 0):y + height, max(x, 0):x + width] > 0
-        window[max(-y, 0):max(-y, 0) + part.shape[0], max(-x, 0):max(-x, 0) + part.shape[1]] = part
+        rows, columns = self.shade.shape
+        xs, ys = np.arange(x, x + width), np.arange(y, y + height)
+        # each frame pixel takes its working pixel (nearest-neighbour, as cv2.resize would): no full-frame resize
+        cells_x = np.clip(xs * columns // self.frame_size[0], 0, columns - 1)
+        cells_y = np.clip(ys * rows // self.frame_size[1], 0, rows - 1)
+        window = self.shade[np.ix_(cells_y, cells_x)] > 0
+        window[ys < 0, :] = window[ys >= self.frame_size[1], :] = False
+        window[:, xs < 0] = window[:, xs >= self.frame_size[0]] = False
         return window
 
     def body_mask(self, body: Body) -> np.ndarray:
