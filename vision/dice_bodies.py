@@ -127,6 +127,11 @@ class Bodies:
         window[:, xs < 0] = window[:, xs >= self.frame_size[0]] = False
         return window
 
+    def window(self, body: Body) -> tuple[np.ndarray, tuple[int, int]]:
+        """bool mask of ``body`` over its box at the working resolution, and the box's corner there (x, y)."""
+        x, y, width, height = (round(v * self.scale) for v in body.bbox)
+        return self.labels[y:y + height + 1, x:x + width + 1] == body.label, (x, y)
+
     def body_mask(self, body: Body) -> np.ndarray:
         """uint8 mask (working resolution), 255 on ``body``."""
         return np.where(self.labels == body.label, 255, 0).astype(np.uint8)

@@ -115,8 +115,8 @@ def _pips_inside(bodies: Bodies, body: Body, pips: list[np.ndarray], edge: float
     points = np.concatenate([kind for kind in pips if len(kind)]) if any(len(kind) for kind in pips) else None
     if points is None:
         return 0
-    x, y, w, h = (round(v * bodies.scale) for v in body.bbox)
-    window = (bodies.labels[y:y + h + 1, x:x + w + 1] == body.label).astype(np.uint8)
+    inside_body, (x, y) = bodies.window(body)
+    window = inside_body.astype(np.uint8)
     inset = round(cfg.pip_inset_share * edge * bodies.scale)
     if inset > 0:
         window = cv2.erode(window, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * inset + 1, 2 * inset + 1)))
@@ -131,9 +131,8 @@ def _lit_squares(bodies: Bodies, body: Body, edge: float, cfg: DiceStageConfig) 
     takes in its shadow."""
     if bodies.shade is None:
         return []
-    x, y, w, h = (round(v * bodies.scale) for v in body.bbox)
-    window = bodies.labels[y:y + h + 1, x:x + w + 1] == body.label
-    lit = (window & (bodies.shade[y:y + h + 1, x:x + w + 1] == 0)).astype(np.uint8)
+    window, (x, y) = bodies.window(body)
+    lit = (window & (bodies.shade[y:y + window.shape[0], x:x + window.shape[1]] == 0)).astype(np.uint8)
     if not lit.any() or lit.sum() == window.sum():
         return []
     one_die = (edge * bodies.scale) ** 2
@@ -168,8 +167,8 @@ def _part_centres(bodies: Bodies, body: Body, dice: int, edge: float, cfg: DiceS
                   ) -> list[tuple[float, float]]:
     """Centres (frame px) of the parts of a body of ``dice`` touching dice: the peaks of its distance to the table,
     then k-means over its pixels."""
-    x, y, w, h = (round(v * bodies.scale) for v in body.bbox)
-    window = (bodies.labels[y:y + h + 1, x:x + w + 1] == body.label).astype(np.uint8)
+    inside_body, (x, y) = bodies.window(body)
+    window = inside_body.astype(np.uint8)
     if window.size == 0 or not window.any():
         return []
     centres: list[tuple[float, float]] = []
