@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from synthetic_dice import SpotCounter, die_frame
 
+from vision.dice_explanation import DieReading
 from vision.dice_pipeline import StagedDiceReader, read_bodies
 from vision.dice_scene import SceneSettings
 from vision.dice_second_look import SecondLookSettings, around, seeds
@@ -29,10 +30,11 @@ def test_seeds_are_unsure_readings_that_half_believe_a_face_away_from_sure_ones_
     squares = [DieSquare((50.0, 50.0), 40.0), DieSquare((55.0, 50.0), 40.0), DieSquare((150.0, 50.0), 40.0),
                DieSquare((250.0, 50.0), 40.0), DieSquare((350.0, 50.0), 40.0)]
     rows = [row(4, 0.99), row(4, 0.6), row(2, 0.5), row(None, 0.9), row(5, 0.7)]
-    found = seeds(squares, rows, 0.95, LOOK)
+    readings = [DieReading(square, tuple(values)) for square, values in zip(squares, rows, strict=True)]
+    found = seeds(readings, 0.95, LOOK)
     # the second is beside a sure reading; the fourth gives the faces only 0.1 together
     assert [s.centre_px for s in found] == [(350.0, 50.0), (150.0, 50.0)]
-    assert seeds(squares, rows, 0.95, SecondLookSettings(seeds_per_body=1)) == [squares[4]]
+    assert seeds(readings, 0.95, SecondLookSettings(seeds_per_body=1)) == [squares[4]]
 
 
 def test_around_a_seed_are_eight_steps_along_its_sides_and_nine_at_the_frames_die_size() -> None:

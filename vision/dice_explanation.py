@@ -65,6 +65,11 @@ class DieReading:
     def centre_px(self) -> tuple[float, float]:
         return self.square.centre_px
 
+    @property
+    def face_likelihood(self) -> float:
+        """The probability the reader gives the faces together (1 - "not a flat readable die")."""
+        return float(sum(self.probabilities[:FACES]))
+
     def to_json(self) -> dict:
         """A JSON-ready dict: the face, the square (centre, edge, turn) and the confidence."""
         square = self.square
@@ -187,7 +192,7 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
     if disagreement:
         return BodyExplanation((), "unreadable", disagreement)
     if not dice:
-        likelihood = max((sum(r.probabilities[:FACES]) for r in readings), default=0.0)
+        likelihood = max((r.face_likelihood for r in readings), default=0.0)
         return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0))
     die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))
     left = _unexplained(body, dice, settings.side_share)

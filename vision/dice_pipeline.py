@@ -137,22 +137,16 @@ def read_bodies(frame: np.ndarray, squares: Sequence[Sequence[DieSquare]], reade
     """The readings of each body's proposed squares, then of the squares of a second look around its seeds
     (:mod:`vision.dice_second_look`): two batches for the whole frame."""
     look = second_look or SecondLookSettings()
-    flat = [square for body in squares for square in body]
-    rows = read_squares(frame, flat, reader)
-    per_body: list[list[DieReading]] = []
-    extra: list[list[DieSquare]] = []
-    start = 0
-    for body in squares:
-        body_rows = rows[start:start + len(body)]
-        start += len(body)
-        per_body.append([DieReading(square, tuple(float(p) for p in row)) for square, row in zip(body, body_rows,
-                                                                                                 strict=True)])
-        extra.append([square for seed in seeds(body, body_rows, reader.threshold, look)
-                      for square in around(seed, die_edge_px, look)])
-    more = read_squares(frame, [square for body in extra for square in body], reader)
-    start = 0
-    for readings, body in zip(per_body, extra, strict=True):
-        readings.extend(DieReading(square, tuple(float(p) for p in row))
-                        for square, row in zip(body, more[start:start + len(body)], strict=True))
-        start += len(body)
+    per_body = _read_per_body(frame, squares, reader)
+    extra = [[square for seed in seeds(readings, reader.threshold, look) for square in around(seed, die_edge_px, look)]
+             for readings in per_body]
+    for readings, more in zip(per_body, _read_per_body(frame, extra, reader), strict=True):
+        readings.extend(more)
     return per_body
+
+
+def _read_per_body(frame: np.ndarray, squares: Sequence[Sequence[DieSquare]], reader: CropReader
+                   ) -> list[list[DieReading]]:
+    """Every body's squares read in one batch, as each body's readings."""
+    rows = iter(read_squares(frame, [square for body in squares for square in body], reader))
+    return [[DieReading(square, tuple(float(p) for p in next(rows))) for square in body] for body in squares]

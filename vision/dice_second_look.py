@@ -18,10 +18,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from vision.dice_explanation import DieReading
 from vision.die_crop import DieSquare
-from vision.die_reader_model import sure_face
-
-FACES = 6
 
 
 @dataclass(frozen=True)
@@ -46,19 +44,18 @@ class SecondLookSettings:
             raise ValueError(f"seeds_per_body must be at least 0, got {self.seeds_per_body}")
 
 
-def seeds(squares: Sequence[DieSquare], rows: Sequence[Sequence[float]], threshold: float,
-          settings: SecondLookSettings) -> list[DieSquare]:
+def seeds(readings: Sequence[DieReading], threshold: float, settings: SecondLookSettings) -> list[DieSquare]:
     """The squares of one body whose reading is unsure but gives the faces together at least ``seed_likelihood``,
     away from every sure reading, the most likely first, at most ``seeds_per_body``."""
-    sure = [square for square, row in zip(squares, rows, strict=True) if sure_face(row, threshold) is not None]
+    sure = [reading.square for reading in readings if reading.sure(threshold)]
     found: list[tuple[float, DieSquare]] = []
-    for square, row in zip(squares, rows, strict=True):
-        likelihood = float(sum(row[:FACES]))
-        if sure_face(row, threshold) is not None or likelihood < settings.seed_likelihood:
+    for reading in readings:
+        if reading.sure(threshold) or reading.face_likelihood < settings.seed_likelihood:
             continue
+        square = reading.square
         if any(math.dist(square.centre_px, other.centre_px) < settings.settled_share * other.edge_px for other in sure):
             continue
-        found.append((likelihood, square))
+        found.append((reading.face_likelihood, square))
     found.sort(key=lambda item: -item[0])
     return [square for _, square in found[:settings.seeds_per_body]]
 
