@@ -98,6 +98,14 @@ class BodyPixels:
     def area_px(self) -> int:
         return int(np.count_nonzero(self.mask))
 
+    def under(self, squares: Sequence[DieSquare]) -> np.ndarray:
+        """bool, as ``mask``: the body's pixels under any of ``squares`` (frame px)."""
+        covered = np.zeros(self.mask.shape, np.uint8)
+        origin = np.asarray(self.origin, np.float32)
+        for square in squares:
+            cv2.fillPoly(covered, [np.round(square.corners() - origin).astype(np.int32)], 1)
+        return self.mask & (covered > 0)
+
 
 @dataclass(frozen=True)
 class ExplanationSettings:
@@ -174,13 +182,9 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
 
 def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> int:
     """Body pixels outside every die's square grown by its side faces, its shadow aside."""
-    covered = np.zeros(body.mask.shape, np.uint8)
-    origin = np.asarray(body.origin, np.float32)
-    for die in dice:
-        square = die.square
-        grown = DieSquare(square.centre_px, square.edge_px * (1.0 + 2.0 * side_share), square.angle_deg)
-        cv2.fillPoly(covered, [np.round(grown.corners() - origin).astype(np.int32)], 1)
-    left = body.mask & (covered == 0)
+    grown = [DieSquare(die.square.centre_px, die.square.edge_px * (1.0 + 2.0 * side_share), die.square.angle_deg)
+             for die in dice]
+    left = body.mask & ~body.under(grown)
     if body.shade is not None and dice:
         left &= ~body.shade
     return int(np.count_nonzero(left))

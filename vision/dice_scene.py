@@ -155,15 +155,6 @@ def gradient_strength(grey: np.ndarray, mask: np.ndarray) -> float:
     return float(np.hypot(gx, gy)[inside].mean())
 
 
-def _dice_mask(body: BodyPixels, dice: Sequence[DieReading]) -> np.ndarray:
-    """The body's pixels under the squares of its dice read (their faces, not their shadows or side faces)."""
-    covered = np.zeros(body.mask.shape, np.uint8)
-    origin = np.asarray(body.origin, np.float32)
-    for die in dice:
-        cv2.fillPoly(covered, [np.round(die.square.corners() - origin).astype(np.int32)], 1)
-    return body.mask & (covered > 0)
-
-
 def shows_no_die(body: BodyPixels, explanation: BodyExplanation, settings: SceneSettings) -> bool:
     """True for a body in which no die is read, the reader is sure no square holds a face and the proposal stage
     saw fewer than ``die_pips`` pips: a shadow, a stain, a glare spot on the cloth, an object at the frame's edge,
@@ -172,10 +163,9 @@ def shows_no_die(body: BodyPixels, explanation: BodyExplanation, settings: Scene
             and explanation.face_likelihood < settings.die_likelihood)
 
 
-def smeared(frame: np.ndarray, body: BodyPixels, settings: SceneSettings) -> float | None:
-    """The gradient anisotropy of a body with a die's strong edges (``motion_min_gradient``) all one way (below
-    ``motion_anisotropy``), else None."""
-    grey = _grey(_patch(frame, body))
+def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> float | None:
+    """The gradient anisotropy of a body (``grey``: the frame's grey pixels over its box) with a die's strong edges
+    (``motion_min_gradient``) all one way (below ``motion_anisotropy``), else None."""
     if gradient_strength(grey, body.mask) < settings.motion_min_gradient:
         return None
     ratio = anisotropy(grey, body.mask)
@@ -189,7 +179,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     grey = _grey(patch)
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
     if explanation.explained:
-        faces = _dice_mask(body, explanation.dice)
+        faces = body.under([die.square for die in explanation.dice])  # their faces, not shadows or side faces
         ratio = anisotropy(grey, faces)
         if ratio < settings.motion_anisotropy:
             return Decline.MOTION, f"die at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
@@ -209,7 +199,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         return Decline.UNREADABLE, explanation.detail
     if shows_no_die(body, explanation, settings):
         return None  # a die missed so leaves the game's count short, which declines the frame
-    if (ratio := smeared(frame, body, settings)) is not None:
+    if (ratio := smeared(grey, body, settings)) is not None:
         return Decline.MOTION, f"body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
     die_area = die_edge_px * die_edge_px
     glare = glare_px(patch, body.mask, settings.glare_level, settings.glare_saturation)
@@ -257,7 +247,8 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
                 x, y = die.square.centre_px
                 declines.append((Decline.OUTSIDE_ARENA, f"die at ({x:.0f}, {y:.0f}) is outside the arena"))
     if not declines and settings.expected_dice is not None and len(dice) != settings.expected_dice:
-        moving = [(body, ratio) for body in no_die if (ratio := smeared(frame, body, settings)) is not None]
+        moving = [(body, ratio) for body in no_die
+                  if (ratio := smeared(_grey(_patch(frame, body)), body, settings)) is not None]
         if len(dice) < settings.expected_dice and moving:  # the die missing is one still moving
             declines.extend((Decline.MOTION, (f"{len(dice)} dice read, the game throws {settings.expected_dice}, and "
                                               f"the body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"))
