@@ -169,8 +169,7 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
 def _shaded(features: np.ndarray, cells: np.ndarray, threshold: float, cfg: DiceStageConfig) -> np.ndarray:
     """uint8, 255 where a pixel is darker than the table model by more than half the threshold (weighted as
     :func:`_difference` weighs a darkening) while its chromaticity stays within the threshold of the table's."""
-    table = cv2.resize(cells, (features.shape[1], features.shape[0]), interpolation=cv2.INTER_LINEAR)
-    delta = cv2.subtract(features, table)
+    delta = _table_delta(features, cells)
     darker = cv2.compare(cv2.extractChannel(delta, 0), -0.5 * threshold / cfg.shadow_weight, cv2.CMP_LT)
     chroma = cv2.sqrt(cv2.transform(cv2.multiply(delta, delta),
                                     np.array([[0.0, 1.0, 1.0]], np.float32) * cfg.chroma_weight ** 2))
@@ -366,12 +365,17 @@ def _colour_features(small: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
 def _difference(features: np.ndarray, cells: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
     """Each pixel's weighted distance from the table model ``cells`` (float32, working resolution): a darkening
     counted at ``shadow_weight``, a change of chromaticity at ``chroma_weight``."""
-    table = cv2.resize(cells, (features.shape[1], features.shape[0]), interpolation=cv2.INTER_LINEAR)
-    delta = cv2.subtract(features, table)
+    delta = _table_delta(features, cells)
     lightness = cv2.extractChannel(delta, 0)
     lightness = cv2.scaleAdd(cv2.min(lightness, 0.0), cfg.shadow_weight, cv2.max(lightness, 0.0))
     chroma = cv2.transform(cv2.multiply(delta, delta), np.array([[0.0, 1.0, 1.0]], np.float32) * cfg.chroma_weight ** 2)
     return cv2.sqrt(cv2.add(cv2.multiply(lightness, lightness), chroma))
+
+
+def _table_delta(features: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Each pixel's features less the table model ``cells`` interpolated to the working resolution."""
+    table = cv2.resize(cells, (features.shape[1], features.shape[0]), interpolation=cv2.INTER_LINEAR)
+    return cv2.subtract(features, table)
 
 
 def _table_cells(features: np.ndarray, dice: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
