@@ -23,10 +23,8 @@ from vision.dice_scoring import MATCH_SHARE, MATCH_SLACK_PX
 from vision.dice_second_look import SecondLookSettings
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
+from vision.die_reader_model import NOT_A_DIE
 from vision.yolo_labels import LabelledDie
-
-NOT_A_DIE = 6
-"""The class index of "not a flat readable die" (0..5 are the faces 1..6)."""
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,7 @@ import cv2
 import numpy as np
 
 from vision.die_crop import DieSquare
-from vision.die_reader_model import sure_face
-
-FACES = 6
-"""Classes 0..5 of a reading are the faces 1..6; any further class means "not a flat readable die"."""
+from vision.die_reader_model import FACES, sure_face
 
 
 @dataclass(frozen=True)

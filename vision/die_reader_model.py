@@ -25,6 +25,10 @@ from vision.die_crop import DieSquare, rectified_crop
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 DEFAULT_MODEL = MODEL_DIR / "die_reader.onnx"
+FACES = 6
+"""Classes 0..5 of the reader's probabilities are the faces 1..6..."""
+NOT_A_DIE = FACES
+"""...and class 6 is "not a flat readable die"."""
 NOT_A_DIE_NAME = "not-a-die"
 
 
@@ -106,7 +110,7 @@ def sure_face(row: Sequence[float], threshold: float) -> int | None:
     """The acceptance rule: the face (1..6) read when the best class of ``row`` (probabilities of the faces 1..6,
     then "not a flat readable die") is a face whose probability reaches ``threshold``; else None."""
     best = int(np.argmax(row))
-    return best + 1 if best < 6 and float(row[best]) >= threshold else None
+    return best + 1 if best < FACES and float(row[best]) >= threshold else None
 
 
 def decide(probabilities: np.ndarray, threshold: float) -> list[DieRead]:

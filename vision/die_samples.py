@@ -24,14 +24,12 @@ import numpy as np
 from vision.declines import Decline
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
+from vision.die_reader_model import NOT_A_DIE
 from vision.yolo_labels import LabelError, LabelledDie, LabelledImage
 
 if TYPE_CHECKING:
     from vision.render.dice import DieTruth
 
-FACES = 6
-NOT_A_DIE = 6
-"""Class index of "not a flat readable die" (classes 0..5 are faces 1..6)."""
 CLASS_NAMES = ("1", "2", "3", "4", "5", "6", "not-a-die")
 
 Split = Literal["train", "validation", "test"]
