@@ -5,9 +5,12 @@ class 0..5 = faces 1..6). The body and proposal stages run on each photo as they
 per-die model reads every square they propose, and each square takes the face of the labelled die it lies
 on, else "not a flat readable die" (:mod:`vision.dice_calibration_samples`). The threshold is the smallest
 at which wrong reads stay at most ``--max-wrong`` of the accepted ones there and at every higher threshold
-(:func:`vision.die_reader_calibration.fit_threshold`). The reader configuration is written with the
-threshold, the model's hash it was fitted for and the figures of the fit; the figures are printed, with
-the Clopper-Pearson 95 % upper bound that says how far so many photos vouch for the rate.
+(:func:`vision.die_reader_calibration.fit_threshold`). A fit below the model card's threshold is written
+only when the photos vouch for ``--max-wrong`` at 95 % (Clopper-Pearson upper bound within it); otherwise
+the card's threshold is written (:func:`vision.die_reader_calibration.lab_threshold`), since a few photos
+with no wrong read do not show that a lower threshold keeps wrong reads rare. The reader configuration is
+written with the threshold, the model's hash it was fitted for and the figures of the fit; the figures are
+printed, with the upper bound that says how far so many photos vouch for the rate.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ def calibrate_dice(
     from vision.dice_calibration_samples import calibration_samples
     from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings, settings_json
     from vision.dice_staged_reader import staged_reader
-    from vision.die_reader_calibration import fit_threshold
+    from vision.die_reader_calibration import fit_threshold, lab_threshold
     from vision.die_reader_model import ModelIntegrityError
     from vision.yolo_labels import LabelError
 
@@ -70,17 +73,23 @@ def calibrate_dice(
     if len(samples.truth) == 0:
         raise input_error(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
     fit = fit_threshold(samples.probabilities, samples.truth, max_wrong)
-    calibration = {**fit.as_dict(), "photos": [str(folder) for folder in folders], "images": samples.images,
+    chosen = lab_threshold(fit, reader.reader.model.card.threshold)
+    calibration = {**fit.as_dict(), **chosen.as_dict(), "threshold": chosen.threshold,
+                   "photos": [str(folder) for folder in folders], "images": samples.images,
                    "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,
                    "fitted": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
-    fitted = settings.model_copy(update={"threshold": fit.threshold, "model_sha256": reader.reader.sha256,
+    fitted = settings.model_copy(update={"threshold": chosen.threshold, "model_sha256": reader.reader.sha256,
                                          "calibration": calibration})
     atomic_write_text(output, settings_json(fitted))
     upper = 1000 * fit.wrong_rate_upper_95
-    console.print(f"threshold {fit.threshold:.6f} written to {output}", markup=False, highlight=False)
+    console.print(f"threshold {chosen.threshold:.6f} written to {output}: {chosen.reason}", markup=False,
+                  highlight=False)
+    if chosen.threshold != fit.threshold:
+        console.print(f"  (the photos alone would fit {fit.threshold:.6f}; the card's is {chosen.card:.6f})",
+                      markup=False, highlight=False)
     console.print(f"  {samples.images} photos, {samples.labelled} labelled dice "
                   f"({samples.labelled_with_a_square} with a square proposed)", markup=False, highlight=False)
-    console.print(f"  {fit.crops} squares read, {fit.accepted} accepted ({fit.accepted_share:.1%}), "
+    console.print(f"  at the fit: {fit.crops} squares read, {fit.accepted} accepted ({fit.accepted_share:.1%}), "
                   f"{fit.wrong} wrong", markup=False, highlight=False)
     console.print(f"  wrong per 1,000 accepted: {1000 * fit.wrong_rate:.1f} (95 % upper bound {upper:.1f})",
                   markup=False, highlight=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.die_reader_calibration import clopper_pearson_upper, fit_threshold
+from vision.die_reader_calibration import Calibration, clopper_pearson_upper, fit_threshold, lab_threshold
 
 
 def _probabilities(best: np.ndarray, confidence: np.ndarray, classes: int = 7) -> np.ndarray:
@@ -85,3 +85,26 @@ def test_clopper_pearson_upper_end_matches_its_closed_form() -> None:
 def test_mismatched_shapes_are_refused() -> None:
     with pytest.raises(ValueError, match="do not match"):
         fit_threshold(np.zeros((3, 7)), np.zeros(2))
+
+
+def test_a_lab_fit_below_the_card_is_kept_only_when_its_photos_vouch_for_the_target() -> None:
+    card = 0.99
+    few = Calibration(threshold=0.71, crops=60, accepted=40, wrong=0, max_wrong_rate=0.001)
+    assert few.wrong_rate_upper_95 > 0.08  # 0 of 40 vouches only for ~88 per 1,000
+    kept = lab_threshold(few, card)
+    assert kept.threshold == card and kept.fitted == 0.71 and not kept.vouched
+    assert "card" in kept.reason
+    many = Calibration(threshold=0.71, crops=6000, accepted=5000, wrong=0, max_wrong_rate=0.001)
+    assert many.wrong_rate_upper_95 < 0.001  # 0 of 5,000: upper ~0.74 per 1,000
+    lowered = lab_threshold(many, card)
+    assert lowered.threshold == 0.71 and lowered.vouched
+    one_wrong = Calibration(threshold=0.71, crops=6000, accepted=5000, wrong=1, max_wrong_rate=0.001)
+    assert lab_threshold(one_wrong, card).threshold == card  # 1 of 5,000: upper ~1.1 per 1,000
+
+
+def test_a_lab_fit_above_the_card_is_always_kept() -> None:
+    stricter = Calibration(threshold=0.999, crops=30, accepted=5, wrong=0, max_wrong_rate=0.001)
+    chosen = lab_threshold(stricter, 0.99)
+    assert chosen.threshold == 0.999 and not chosen.vouched
+    nothing = Calibration(threshold=1.0, crops=30, accepted=0, wrong=0, max_wrong_rate=0.001)
+    assert lab_threshold(nothing, 0.99).threshold == 1.0

@@ -8,6 +8,11 @@ reaches the threshold; it is wrong when that face is not the truth (a face read 
 flat readable die counts as wrong). The fit also states the Clopper-Pearson 95 % interval's upper end of
 the wrong rate, which tells how far so many validation crops can vouch for the target: with no wrong
 read among n accepted it is about 3.7 / n. A lab calls it on its own labelled photos.
+
+:func:`lab_threshold` decides what a lab's fit may write: a threshold above the model card's is always
+kept (it declines more), one below it only when the lab's photos vouch for the target at 95 % (the upper
+bound of the wrong rate at that threshold is within it). A dozen photos with no wrong read among 40
+accepted squares vouch only for 88 wrong per 1,000, so they keep the card's threshold.
 """
 
 from __future__ import annotations
@@ -51,6 +56,37 @@ class Calibration:
         return {"threshold": self.threshold, "crops": self.crops, "accepted": self.accepted, "wrong": self.wrong,
                 "max_wrong_rate": self.max_wrong_rate, "wrong_rate": self.wrong_rate,
                 "wrong_rate_upper_95": self.wrong_rate_upper_95}
+
+
+@dataclass(frozen=True)
+class LabThreshold:
+    """The threshold a lab's calibration writes, and why."""
+
+    threshold: float
+    fitted: float
+    card: float
+    vouched: bool
+    reason: str
+
+    def as_dict(self) -> dict[str, float | bool | str]:
+        """The figures for the reader configuration's ``calibration``."""
+        return {"fitted_threshold": self.fitted, "card_threshold": self.card, "vouched": self.vouched,
+                "threshold_rule": self.reason}
+
+
+def lab_threshold(fit: Calibration, card_threshold: float) -> LabThreshold:
+    """The threshold to write from a lab's ``fit``, never below ``card_threshold`` unless the fit vouches for
+    its target at 95 % (see the module's docstring)."""
+    vouched = fit.accepted > 0 and fit.wrong_rate_upper_95 <= fit.max_wrong_rate
+    if fit.threshold >= card_threshold:
+        return LabThreshold(fit.threshold, fit.threshold, card_threshold, vouched,
+                            "the lab's fit, at or above the model card's threshold")
+    if vouched:
+        return LabThreshold(fit.threshold, fit.threshold, card_threshold, vouched,
+                            "the lab's fit, below the model card's threshold: its photos vouch for the target")
+    return LabThreshold(card_threshold, fit.threshold, card_threshold, vouched,
+                        "the model card's threshold: the lab's fit lies below it and its photos do not vouch "
+                        "for the target")
 
 
 def clopper_pearson_upper(wrong: int, total: int, confidence: float = 0.95) -> float:
