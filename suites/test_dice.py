@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from bench.rig_dice_reader import reader_evidence
+from fixtures.dice_reader_validation import require_validated_reader
 from fixtures.dimensions import record_dimension
 from fixtures.frames import keep_frames
 from fixtures.session import BenchSession, ObservationStream, collect_observations
@@ -112,6 +113,7 @@ def test_dice_are_balanced(dice_table: Any, throws: ObservationStream, bench: Be
             details={"raw_p_value": result.p_value, "degrees_of_freedom": result.degrees_of_freedom}
             | dict(result.details) | context,
         )
+    require_validated_reader(throws.values(), "dice throws")
 
 
 @pytest.mark.clause(*DICE_CLAUSES)
