@@ -233,6 +233,8 @@ def test_a_staged_certification_journals_the_reader_of_every_throw_and_names_it(
     finished = run_suite("dice", _profile("staged"), tmp_path)
     assert finished.code == EXIT_ERROR, finished.output  # the overall result is INCOMPLETE, never PASS nor FAIL
     assert "Overall result: INCOMPLETE" in finished.output
+    assert "no compliance is stated (certify again with the reader the reasons name)" in " ".join(
+        finished.output.split())  # not "--resume completes it": a resumed run reads with the same reader
     assert "equipment.dice.camera.dice_reader: the staged dice reader has not yet met its benchmark targets" in \
         " ".join(finished.output.split())  # the run says the reader is not yet fit for a certificate
     identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold}
