@@ -73,7 +73,7 @@ def calibrate_dice(
     if len(samples.truth) == 0:
         raise input_error(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
     fit = fit_threshold(samples.probabilities, samples.truth, max_wrong)
-    chosen = lab_threshold(fit, reader.reader.model.card.threshold_for(settings.side_share))
+    chosen = lab_threshold(fit, reader.reader.model.card.threshold)
     calibration = {**fit.as_dict(), **chosen.as_dict(), "threshold": chosen.threshold,
                    "photos": [str(folder) for folder in folders], "images": samples.images,
                    "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,

@@ -39,7 +39,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.dice import DiceRead, DiceReader
-from vision.die_samples import flat_side_share
 from vision.render.dice import FAULTS, DiceTruth
 from vision.render.dice_frames import STYLES, fault_seed, frames, reader_config
 
@@ -60,7 +59,7 @@ def reader_for(truth: DiceTruth):  # -> DiceReader | StagedDiceReader
     from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings
     from vision.dice_staged_reader import staged_reader
 
-    side = flat_side_share(truth)
+    side = 0.12 if truth.overhead_camera_mm is not None else 0.45
     if side not in _STAGED:  # the model is loaded (and its hash checked) once per camera kind
         settings = DiceReaderSettings() if READER_CONFIG is None else load_reader_settings(READER_CONFIG)
         _STAGED[side] = staged_reader(settings.model_copy(update={"side_share": side}), READER_CONFIG)

@@ -9,21 +9,13 @@ exported ONNX model through OpenCV exactly as at run time. Test parts are never 
 
 Every crop is cut with :func:`vision.die_crop.rectified_crop`. Augmentation: the die's square is
 jittered (scale, shift, any turn) and the crop goes through colour (gains, channel order, grey),
-blur, noise, perspective and glare.
-
-The model also reads the camera (:data:`vision.die_reader_model.SIDE_INPUT`): the widest side face a flat
-die shows to it, as a fourth plane of the crop. Photos are of oblique webcams (0.45); rendered frames say
-their camera (:func:`vision.die_samples.flat_side_share`), and a die cocked under the camera over the
-table is "not a flat readable die". A face's sample is also shown, half the time, with a wider side share
-than its camera's (a flat die stays flat to a camera that allows more). Fixed seeds; needs the ``train`` extra (torch, onnx)::
+blur, noise, perspective and glare. Fixed seeds; needs the ``train`` extra (torch, onnx)::
 
     nice .venv/bin/python benchmarks/train_die_reader.py            # writes vision/models/die_reader.*
     nice .venv/bin/python benchmarks/train_die_reader.py --calibrate-only   # fits its threshold again
 
 The threshold is fitted on the validation crops and on every square the stages propose on the validation
-photos (:mod:`vision.dice_calibration_samples`), since those are what the reader meets at run time; and
-again for each camera on its own crops (the card's ``camera_thresholds``: a die cocked under the camera over
-the table is a hard crop that camera's threshold must keep out, one an oblique camera's never meets).
+photos (:mod:`vision.dice_calibration_samples`), since those are what the reader meets at run time.
 """
 
 from __future__ import annotations
@@ -43,15 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.die_crop import CROP_MARGIN, DieSquare, rectified_crop
 from vision.die_reader_calibration import fit_threshold
-from vision.die_reader_model import (
-    CROP_INPUT,
-    DEFAULT_MODEL,
-    SIDE_INPUT,
-    DieReaderModel,
-    card_path,
-    file_sha256,
-    with_side_plane,
-)
+from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel, card_path, file_sha256
 from vision.die_samples import (
     CLASS_NAMES,
     NOT_A_DIE,
@@ -79,28 +63,21 @@ PHOTO_REPEATS = 4
 fewer than rendered ones and harder."""
 RENDERED_VALIDATION_FRAMES = 300
 RENDERED_VALIDATION_SEED = 4242
-PHOTO_SIDE_SHARE = 0.45
-"""The side face a flat die shows to the webcams of the labelled photos (oblique), as a share of its edge."""
-WIDER_SIDE = (0.5, 0.25)
-"""Half the time (first) a face's sample is shown with a side share up to this much (second) above its camera's."""
 
 
 @dataclass
 class Patches:
-    """Context patches (N, CONTEXT_PX, CONTEXT_PX, 3) around samples, their classes (N,) and the side face a flat
-    die shows to the camera each was taken by (N,)."""
+    """Context patches (N, CONTEXT_PX, CONTEXT_PX, 3) around samples and their classes (N,)."""
 
     images: np.ndarray
     labels: np.ndarray
-    sides: np.ndarray
 
     @classmethod
     def empty(cls) -> Patches:
-        return cls(np.zeros((0, CONTEXT_PX, CONTEXT_PX, 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.float32))
+        return cls(np.zeros((0, CONTEXT_PX, CONTEXT_PX, 3), np.uint8), np.zeros(0, np.int64))
 
     def __add__(self, other: Patches) -> Patches:
-        return Patches(np.concatenate([self.images, other.images]), np.concatenate([self.labels, other.labels]),
-                       np.concatenate([self.sides, other.sides]))
+        return Patches(np.concatenate([self.images, other.images]), np.concatenate([self.labels, other.labels]))
 
 
 def context_patch(image: np.ndarray, square: DieSquare) -> np.ndarray:
@@ -132,21 +109,17 @@ def photo_patches(photos: list[LabelledImage], rule: EdgeRule, rng: np.random.Ge
         for square, label in samples:
             images.append(context_patch(image, square))
             labels.append(label)
-    if not images:
-        return Patches.empty()
-    return Patches(np.array(images, np.uint8), np.array(labels, np.int64), np.full(len(labels), PHOTO_SIDE_SHARE,
-                                                                                      np.float32))
+    return Patches(np.array(images, np.uint8), np.array(labels, np.int64)) if images else Patches.empty()
 
 
 def render_patches(seed: int, frames: int) -> Patches:
     """Patches of the samples of ``frames`` rendered frames drawn from ``seed``."""
-    images, labels, sides = [], [], []
+    images, labels = [], []
     for frame in rendered_samples(np.random.default_rng(seed), frames):
         for square, label in [*frame.samples, *proposal_samples(frame.image, frame.dice)]:
             images.append(context_patch(frame.image, square))
             labels.append(label)
-            sides.append(frame.side_share)
-    return Patches(np.array(images, np.uint8), np.array(labels, np.int64), np.array(sides, np.float32))
+    return Patches(np.array(images, np.uint8), np.array(labels, np.int64))
 
 
 # --------------------------------------------------------------------------- augmentation
@@ -201,23 +174,18 @@ def epoch_indices(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def training_batch(patches: Patches, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One epoch's inputs (N, 4, CROP_PX, CROP_PX) float32: each crop in 0..1, augmented afresh, and its camera's
-    side share (raised for half the faces, :data:`WIDER_SIDE`); and the labels."""
+    """One epoch's crops (N, 3, CROP_PX, CROP_PX) float32 in 0..1 and labels, every patch augmented afresh."""
     chosen = epoch_indices(patches.labels, rng)
     crops = np.stack([photometric(jittered_crop(patches.images[i], rng), rng) for i in chosen])
-    labels = patches.labels[chosen]
-    sides = patches.sides[chosen].copy()
-    wider = (labels != NOT_A_DIE) & (rng.random(len(chosen)) < WIDER_SIDE[0])
-    sides[wider] += rng.uniform(0.0, WIDER_SIDE[1], int(wider.sum())).astype(np.float32)
-    return with_side_plane(crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0, sides), labels
+    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0, patches.labels[chosen]
 
 
 # --------------------------------------------------------------------------- model
 
 
 def build_model():  # -> torch.nn.Module
-    """A small CNN over the crop and the camera's side share plane: four 3x3 convolutions (:data:`WIDTHS`, 24-48-96-96
-    by default) with batch norm, max pooling after the first three, then 64 units."""
+    """A small CNN: four 3x3 convolutions (:data:`WIDTHS`, 24-48-96-96 by default) with batch norm, max pooling after
+    the first three, then 64 units."""
     from torch import nn
 
     def block(a: int, b: int, pool: bool) -> list:
@@ -225,7 +193,7 @@ def build_model():  # -> torch.nn.Module
         return layers + [nn.MaxPool2d(2)] if pool else layers
 
     a, b, c, d = WIDTHS
-    return nn.Sequential(*block(4, a, True), *block(a, b, True), *block(b, c, True), *block(c, d, False),
+    return nn.Sequential(*block(3, a, True), *block(a, b, True), *block(b, c, True), *block(c, d, False),
                          nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (CROP_PX // 8) ** 2, 64), nn.ReLU(),
                          nn.Linear(64, len(CLASS_NAMES)))
 
@@ -271,21 +239,15 @@ def export(model, path: Path) -> None:
     import torch
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    example = torch.zeros(1, 4, CROP_PX, CROP_PX)
+    example = torch.zeros(1, 3, CROP_PX, CROP_PX)
     torch.onnx.export(model, (example,), str(path), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=13, dynamo=False)
 
 
-def read_patches(model: DieReaderModel, patches: Patches) -> np.ndarray:
-    """The exported model's probabilities (N, 7) for the centre crops of ``patches``, each for its camera."""
-    out = np.zeros((len(patches.labels), 7), np.float32)
-    for side in np.unique(patches.sides):
-        index = np.nonzero(patches.sides == side)[0]
-        for begin in range(0, len(index), 512):
-            part = index[begin:begin + 512]
-            crops = [centre_crop(patches.images[i]) for i in part]
-            out[part] = model.probabilities(crops, float(side)).probabilities
-    return out
+def read_patches(model: DieReaderModel, patches: Patches, threshold: float = 0.0) -> np.ndarray:
+    """The exported model's probabilities (N, 7) for the centre crops of ``patches``."""
+    crops = [centre_crop(p) for p in patches.images]
+    return np.concatenate([model.probabilities(crops[i:i + 512]).probabilities for i in range(0, len(crops), 512)])
 
 
 def proposal_probabilities(reader: DieReaderModel, photos: list[LabelledImage]) -> tuple[np.ndarray, np.ndarray]:
@@ -294,29 +256,17 @@ def proposal_probabilities(reader: DieReaderModel, photos: list[LabelledImage]) 
     from vision.dice_calibration_samples import calibration_samples
     from vision.dice_staged_reader import ModelCropReader
 
-    samples = calibration_samples(((photo.read(), photo.dice) for photo in photos),
-                                  ModelCropReader(reader, 1.0, PHOTO_SIDE_SHARE))
+    samples = calibration_samples(((photo.read(), photo.dice) for photo in photos), ModelCropReader(reader, 1.0))
     return samples.probabilities, samples.truth
 
 
-def calibrate(reader: DieReaderModel, validation: Patches, photos: list[LabelledImage]
-              ) -> tuple[object, list[dict], float]:
+def calibrate(reader: DieReaderModel, validation: Patches, photos: list[LabelledImage]) -> tuple[object, float]:
     """The threshold fitted on the validation crops and on every square the stages propose on the validation
-    photos together; the threshold fitted for each camera on its own crops (the card's ``camera_thresholds``);
-    and the accuracy on the crops."""
+    photos together, and the accuracy on the crops."""
     crops = read_patches(reader, validation)
     proposed, truth = proposal_probabilities(reader, photos)
-    every = np.concatenate([crops, proposed])
-    labels = np.concatenate([validation.labels, truth])
-    sides = np.concatenate([validation.sides, np.full(len(truth), PHOTO_SIDE_SHARE, np.float32)])
-    calibration = fit_threshold(every, labels)
-    by_camera = []
-    for side in np.unique(sides):
-        own = np.isclose(sides, side)
-        fit = fit_threshold(every[own], labels[own])
-        by_camera.append({"side_share": round(float(side), 4), "threshold": fit.threshold,
-                          "calibration": fit.as_dict()})
-    return calibration, by_camera, float((crops.argmax(1) == validation.labels).mean())
+    calibration = fit_threshold(np.concatenate([crops, proposed]), np.concatenate([validation.labels, truth]))
+    return calibration, float((crops.argmax(1) == validation.labels).mean())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -372,16 +322,14 @@ def main(argv: list[str] | None = None) -> int:
     model = train(train_set, args.epochs, SEED, log)
     export(model, args.out)
     digest = file_sha256(args.out)
-    card = {"classes": list(CLASS_NAMES), "crop_px": CROP_PX, "margin": CROP_MARGIN,
-            "inputs": [CROP_INPUT, SIDE_INPUT], "threshold": 1.0, "sha256": digest}
+    card = {"classes": list(CLASS_NAMES), "crop_px": CROP_PX, "margin": CROP_MARGIN, "threshold": 1.0,
+            "sha256": digest}
     card_path(args.out).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     reader = DieReaderModel.load(args.out)
-    calibration, by_camera, validation_accuracy = calibrate(reader, validation,
-                                                            validation_photos(byler, matteo, args.protocol))
+    calibration, validation_accuracy = calibrate(reader, validation, validation_photos(byler, matteo, args.protocol))
     seconds = time.monotonic() - started
-    log(f"validation accuracy {validation_accuracy:.4f}; calibration {calibration.as_dict()}; by camera {by_camera}")
-    card |= {"threshold": calibration.threshold, "camera_thresholds": by_camera, "protocol": args.protocol,
-             "calibration": calibration.as_dict(),
+    log(f"validation accuracy {validation_accuracy:.4f}; calibration {calibration.as_dict()}")
+    card |= {"threshold": calibration.threshold, "protocol": args.protocol, "calibration": calibration.as_dict(),
              "training": {"epochs": args.epochs, "seed": SEED, "widths": list(WIDTHS), "seconds": round(seconds, 1),
                           "validation_accuracy": validation_accuracy,
                           "torch": torch.__version__, "threads": torch.get_num_threads()},
@@ -406,12 +354,12 @@ def recalibrate(model_path: Path, protocol: str) -> int:
         validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
     validation = validation + render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
     reader = DieReaderModel.load(model_path)
-    calibration, by_camera, accuracy = calibrate(reader, validation, validation_photos(byler, matteo, protocol))
+    calibration, accuracy = calibrate(reader, validation, validation_photos(byler, matteo, protocol))
     card = json.loads(card_path(model_path).read_text(encoding="utf-8"))
-    card |= {"threshold": calibration.threshold, "camera_thresholds": by_camera, "calibration": calibration.as_dict()}
+    card |= {"threshold": calibration.threshold, "calibration": calibration.as_dict()}
     card.setdefault("training", {})["validation_accuracy"] = accuracy
     card_path(model_path).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    print(f"validation accuracy {accuracy:.4f}; calibration {calibration.as_dict()}; by camera {by_camera}")
+    print(f"validation accuracy {accuracy:.4f}; calibration {calibration.as_dict()}")
     return 0
 
 

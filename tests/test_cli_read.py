@@ -215,7 +215,7 @@ def test_calibrate_dice_writes_the_readers_threshold_and_read_uses_it(tmp_path: 
     assert written["model_sha256"] == DieReaderModel.load(DEFAULT_MODEL).sha256 and written["side_share"] == 0.2
     assert 0.0 < written["threshold"] <= 1.0 and written["threshold"] == written["calibration"]["threshold"]
     # 4 photos cannot vouch for 1 wrong per 1,000: the written threshold is never below the model card's
-    card = DieReaderModel.load(DEFAULT_MODEL).card.threshold_for(0.2)  # no camera of the card's: its strictest
+    card = DieReaderModel.load(DEFAULT_MODEL).card.threshold
     assert written["threshold"] >= card and not written["calibration"]["vouched"]
     assert written["calibration"]["card_threshold"] == card
     assert written["calibration"]["images"] == 4 and written["calibration"]["labelled_dice"] == 12

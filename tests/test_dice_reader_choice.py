@@ -77,12 +77,11 @@ def test_the_default_profile_reads_dice_and_the_dome_with_the_classical_reader(t
 
 
 def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one(tmp_path: Path) -> None:
-    """Seed 8's first throws on clean frames: every vote is read by the bench's own model, every throw carries
-    its hash and the card's threshold for a camera over the table, and an accepted throw shows the rendered
-    faces (the staged reader still declines most clean frames: the sixth of seed 8's first 12 throws is the
-    only one accepted when measured)."""
-    table = open_dice_table(_dice(_write(tmp_path, _profile("staged", seed=8))), tmp_path / "dice.json")
-    expected = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold_for(0.12)}
+    """Seed 7's first throws on clean frames: every vote is read by the bench's own model, every throw carries
+    its hash and the card's threshold, and an accepted throw shows the rendered faces (the staged reader still
+    declines most clean frames: 10 accepted of 220 throws when measured)."""
+    table = open_dice_table(_dice(_write(tmp_path, _profile("staged"))), tmp_path / "dice.json")
+    expected = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold}
     assert table.reader_identity == expected
     accepted = []
     for _ in range(6):
@@ -94,7 +93,7 @@ def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one
             accepted.append(throw)
             assert sorted(throw.faces) == sorted(table.camera.physical_faces(throw.index))
     table.close()
-    assert accepted, "no throw of seed 8's first six accepted by the staged reader"
+    assert accepted, "no throw of seed 7's first six accepted by the staged reader"
 
 
 def test_a_cussec_dome_s_camera_takes_the_staged_reader_too(tmp_path: Path) -> None:
@@ -109,7 +108,7 @@ camera = { source = "sim", dice_reader = "staged" }
     check_dice_readers(profile, str(path))
     camera = open_dome_camera(profile.equipment["dome"], tmp_path / "dome.json")  # type: ignore[arg-type]
     assert camera.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256,
-                                      "threshold": MODEL.card.threshold_for(0.12)}
+                                      "threshold": MODEL.card.threshold}
     camera.close()
 
 
@@ -238,7 +237,7 @@ def test_a_staged_certification_journals_the_reader_of_every_throw_and_names_it(
         finished.output.split())  # not "--resume completes it": a resumed run reads with the same reader
     assert "equipment.dice.camera.dice_reader: the staged dice reader has not yet met its benchmark targets" in \
         " ".join(finished.output.split())  # the run says the reader is not yet fit for a certificate
-    identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold_for(0.12)}
+    identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold}
     with Journal(finished.run_dir / Journal.FILENAME, create=False) as journal:
         throws = journal.rows("observations", "stream = 'dice/throws'")
         declined = journal.rows("observations", "stream = 'dice/declined-throws'")

@@ -15,7 +15,7 @@ from vision.render.dice_frames import clean_frame
 def test_the_shipped_model_is_used_at_its_cards_threshold_unless_the_lab_fitted_its_own() -> None:
     model = DieReaderModel.load(DEFAULT_MODEL)
     reader = staged_reader(expected_dice=3)
-    assert reader.reader.sha256 == model.sha256 and reader.reader.threshold == model.card.threshold_for(0.12)
+    assert reader.reader.sha256 == model.sha256 and reader.reader.threshold == model.card.threshold
     assert reader.scene.expected_dice == 3
     lab = staged_reader(DiceReaderSettings(threshold=0.995, model_sha256=model.sha256, side_share=0.4))
     assert lab.reader.threshold == 0.995 and lab.side_share == 0.4

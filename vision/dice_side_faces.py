@@ -1,8 +1,7 @@
 """A die read on its up face that leans: the pips of a side face beside it (p217-2007/banca-francesa/7 b).
 
-A die cocked by 24-40 degrees against another die or the rail shows its up face barely foreshortened. The
-per-die reader, told the camera looks down on the table, calls most such dice "not a flat readable die"; this
-check is a second guard for those it reads. Seen from above, a cocked die shows the side face it is lifted
+A die cocked by 24-40 degrees against another die or the rail shows its up face barely foreshortened, so the
+per-die reader reads it as surely as a flat one. Seen from above, it also shows the side face it is lifted
 on: a band beside the up face, a third to two thirds of an edge wide, with that face's pips squeezed into
 it. A flat die seen from above shows no such band (its side faces are slivers), and a shadow, however dark,
 has no pips. So a die read whose body holds pip-sized spots (dark, or light on a dark die) in the ring

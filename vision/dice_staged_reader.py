@@ -20,12 +20,10 @@ from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
 
 @dataclass(frozen=True)
 class ModelCropReader:
-    """The per-die model as the pipeline reads crops with it, at the acceptance threshold in force, for a camera
-    whose flat dice show side faces of ``side_share`` of an edge (read by a model that reads the camera)."""
+    """The per-die model as the pipeline reads crops with it, at the acceptance threshold in force."""
 
     model: DieReaderModel
     threshold: float
-    side_share: float = 0.12
 
     @property
     def crop_px(self) -> int:
@@ -40,7 +38,7 @@ class ModelCropReader:
         return self.model.sha256
 
     def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
-        return self.model.probabilities(crops, self.side_share).probabilities
+        return self.model.probabilities(crops).probabilities
 
 
 def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Path | None = None, *,
@@ -55,7 +53,7 @@ def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Pat
         raise ReaderSettingsError(f"{where}: its threshold was fitted for the model {settings.model_sha256[:16]}…, "
                                   f"not {model.path.name} ({model.sha256[:16]}…): calibrate again "
                                   "(bench calibrate dice)")
-    threshold = settings.threshold if settings.threshold is not None else model.card.threshold_for(settings.side_share)
-    return StagedDiceReader(ModelCropReader(model, threshold, settings.side_share),
+    threshold = settings.threshold if settings.threshold is not None else model.card.threshold
+    return StagedDiceReader(ModelCropReader(model, threshold),
                             settings.scene_settings(expected_dice=expected_dice, arena=arena, where=where),
                             settings.stage_config(die_edge_px=die_edge_px, where=where), settings.side_share)

@@ -28,7 +28,7 @@ from vision.die_reader_model import NOT_A_DIE
 from vision.yolo_labels import LabelError, LabelledDie, LabelledImage
 
 if TYPE_CHECKING:
-    from vision.render.dice import DiceTruth, DieTruth
+    from vision.render.dice import DieTruth
 
 CLASS_NAMES = ("1", "2", "3", "4", "5", "6", "not-a-die")
 
@@ -147,23 +147,9 @@ def truth_square(corners_px: Sequence[tuple[float, float]]) -> DieSquare:
     return DieSquare((float(quad[:, 0].mean()), float(quad[:, 1].mean())), side, float(np.degrees(np.arctan2(dy, dx))))
 
 
-RENDERED_OVERHEAD_SIDE_SHARE = 0.12
-RENDERED_OBLIQUE_SIDE_SHARE = 0.45
-"""The widest side face a flat die shows to the renderer's cameras, as a share of its edge: the camera over the
-table, and the low camera in front of it (as the webcam photos' is)."""
-
-
-def flat_side_share(truth: DiceTruth) -> float:
-    """The widest side face a flat die shows to the camera ``truth`` was rendered by (the staged reader's
-    ``side_share``, and the per-die reader's camera input)."""
-    return RENDERED_OVERHEAD_SIDE_SHARE if truth.overhead_camera_mm is not None else RENDERED_OBLIQUE_SIDE_SHARE
-
-
-def rendered_class(die: DieTruth, beneath: bool, overhead: bool = False) -> int | None:
+def rendered_class(die: DieTruth, beneath: bool) -> int | None:
     """A rendered die's class for the reader (see :func:`rendered_samples`), ``None`` for no sample;
-    ``beneath``: another die rests on it; ``overhead``: the camera looks down on the table."""
-    if die.pose == "cocked" and overhead and not (beneath or die.moving or die.expected_decline == Decline.GLARE):
-        return NOT_A_DIE  # its side face is wider than a flat die's can be to this camera
+    ``beneath``: another die rests on it."""
     if die.pose != "flat" or beneath or die.moving or die.decline_tolerated or die.expected_decline == Decline.GLARE:
         return None
     return die.face - 1
@@ -178,22 +164,18 @@ class RenderedFrame:
     dice: tuple[tuple[DieSquare, int | None], ...] = ()
     """Every die of the frame with its class, ``None`` for a die that gives no sample (for
     :func:`proposal_samples`)."""
-    side_share: float = 0.12
-    """The widest side face a flat die shows to the frame's camera (the reader's camera input)."""
 
 
 def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[RenderedFrame]:
     """``frames`` rendered frames of the benchmark's styles at realistic nuisance, a third with a fault, a quarter
     seen from a low camera in front of the table (side faces show widely, as in webcam photos).
 
-    A flat, still die in plain sight gives its face. A die cocked by 24-40 degrees under the camera over the
-    table is "not a flat readable die": it shows a side face 0.4-0.65 of an edge wide, which no flat die shows
-    to that camera (the reader reads the camera's flat side share with the crop). Moving dice, cocked dice
-    seen by the low camera, the dice of a stack and dice under glare give nothing: a die slightly blurred by
-    its motion still shows its face, a cocked die looks to a low camera much as a flat one does, the die on
-    top of a stack shows a clean flat face and covers the one beneath, and a glare spot over a pip may leave
-    it readable, so their crops alone do not tell; the scene's stages judge them (a smear's direction, a die
-    nearer the camera over another, saturated pixels) and the settling of the frames. Squares of bare
+    A flat, still die in plain sight gives its face. Moving dice, cocked dice, the dice of a stack and dice
+    under glare give nothing: a die slightly blurred by its motion still shows its face, a die cocked by 24-40
+    degrees shows its up face barely foreshortened, the die on top of a stack shows a clean flat face and
+    covers the one beneath, and a glare spot over a pip may leave it readable, so their crops alone do not
+    tell; the scene's stages judge them (a smear's direction, a face's shape and the side faces around it, a
+    die nearer the camera over another, saturated pixels) and the settling of the frames. Squares of bare
     table, of half a die and of two dice are added (only bare table in a frame with such a die: a square
     moved off one die may land on the die resting on it).
     """
@@ -209,9 +191,7 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
         scene = random_dice_scene(rng, count, styles[index % len(styles)], faults=fault, oblique=index % 4 == 1)
         image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
         beneath = {d.rests_on for d in scene.dice if d.rests_on is not None}
-        side_share = flat_side_share(truth)
-        dice = tuple((truth_square(die.corners_px),
-                      rendered_class(die, beneath=i in beneath, overhead=side_share == RENDERED_OVERHEAD_SIDE_SHARE))
+        dice = tuple((truth_square(die.corners_px), rendered_class(die, beneath=i in beneath))
                      for i, die in enumerate(truth.dice))
         samples = [(square, label) for square, label in dice if label is not None]
         squares = [square for square, _ in dice]
@@ -219,7 +199,7 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
         near = 0 if any(label is None for _, label in dice) else 1  # a die on another shows where its square was moved
         samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=near,
                                                              pairs=near)]
-        yield RenderedFrame(image, tuple(samples), dice, side_share)
+        yield RenderedFrame(image, tuple(samples), dice)
 
 
 SAME_DIE_SHARE = 0.15
