@@ -4,7 +4,8 @@ A declined throw is re-thrown, so if the reader declines some faces more often t
 accepted throws are biased and fair dice can fail the balance test (p217-2007/banca-francesa/3).
 This script throws fair simulated dice through the whole pipeline (simulated camera, settling,
 unanimous votes) and prints, per true face: how often a die showing it was in a declined throw,
-the accepted faces' chi-square against 1/6, and the wrong reads.
+the accepted faces' chi-square against 1/6, and the wrong reads; then, per decline reason, the same
+share by face and whether that reason's declines depend on the face (which stage to mend).
 
     .venv/bin/python benchmarks/dice_decline_bias.py [--throws 1500] [--style translucent-red]
         [--reader classical|staged] [--reader-config FILE]
@@ -57,6 +58,7 @@ def main() -> None:
     accepted_faces = np.zeros(6, int)
     wrong = accepted = 0
     reasons: dict[str, int] = {}
+    by_reason: dict[str, np.ndarray] = {}  # dice showing each face in the throws declined for each reason
     start = time.perf_counter()
     with Progress(TextColumn("throws"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()) as progress:
         task = progress.add_task("throws", total=args.throws)
@@ -71,6 +73,7 @@ def main() -> None:
             else:
                 np.add.at(in_declined, truth, 1)
                 reasons[str(throw.decline)] = reasons.get(str(throw.decline), 0) + 1
+                np.add.at(by_reason.setdefault(str(throw.decline), np.zeros(6, int)), truth, 1)
             progress.advance(task)
     elapsed = time.perf_counter() - start
     table_out = Table(title=f"{args.throws} fair throws of 3 {args.style} dice through the camera pipeline")
@@ -88,7 +91,22 @@ def main() -> None:
     console.print(f"wrong reads: {wrong} of {accepted} accepted throws")
     console.print(f"accepted faces against 1/6: chi-square {chi2.statistic:.2f}, p = {chi2.pvalue:.4g}")
     console.print(f"declines independent of the face (contingency): p = {independence.pvalue:.4g}")
+    console.print(reason_table(by_reason, shown))
     console.print(f"time: {elapsed / args.throws * 1000:.0f} ms per throw (render, settle, 3 votes)")
+
+
+def reason_table(by_reason: dict[str, np.ndarray], shown: np.ndarray) -> Table:
+    """Per decline reason: the share of the dice showing each face whose throw was declined for it, and the
+    contingency test of that reason's declines against the face (which reason makes the declines depend on it)."""
+    table = Table(title="share of the dice showing each face (1..6) whose throw was declined for each reason; "
+                        "p: that reason's declines independent of the face (contingency)")
+    for column in ("reason", *(str(face) for face in range(1, 7)), "p"):
+        table.add_column(column, justify="right")
+    for reason, counts in sorted(by_reason.items(), key=lambda item: -int(item[1].sum())):
+        independence = stats.chi2_contingency(np.vstack([shown - counts, counts])) if counts.sum() else None
+        table.add_row(reason, *(f"{counts[face] / max(shown[face], 1):.3f}" for face in range(6)),
+                      "-" if independence is None else f"{independence.pvalue:.3g}")
+    return table
 
 
 if __name__ == "__main__":
