@@ -9,8 +9,9 @@ at which wrong reads stay at most ``--max-wrong`` of the accepted ones there and
 only when the photos vouch for ``--max-wrong`` at 95 % (Clopper-Pearson upper bound within it); otherwise
 the card's threshold is written (:func:`vision.die_reader_calibration.lab_threshold`), since a few photos
 with no wrong read do not show that a lower threshold keeps wrong reads rare. The reader configuration is
-written with the threshold, the model's hash it was fitted for and the figures of the fit; the figures are
-printed, with the upper bound that says how far so many photos vouch for the rate.
+written with the threshold, the model's hash it was fitted for, the figures at the threshold written and,
+under ``fit``, those of the fit; the figures are printed, with the upper bound that says how far so many
+photos vouch for the rate.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def calibrate_dice(
     from vision.dice_calibration_samples import calibration_samples
     from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings, settings_json
     from vision.dice_staged_reader import staged_reader
-    from vision.die_reader_calibration import fit_threshold, lab_threshold
+    from vision.die_reader_calibration import figures_at, fit_threshold, lab_threshold
     from vision.die_reader_model import ModelIntegrityError
     from vision.yolo_labels import LabelError
 
@@ -74,7 +75,9 @@ def calibrate_dice(
         raise input_error(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
     fit = fit_threshold(samples.probabilities, samples.truth, max_wrong)
     chosen = lab_threshold(fit, reader.reader.model.card.threshold)
-    calibration = {**fit.as_dict(), **chosen.as_dict(), "threshold": chosen.threshold,
+    in_force = fit if chosen.threshold == fit.threshold else \
+        figures_at(samples.probabilities, samples.truth, chosen.threshold, max_wrong)
+    calibration = {**in_force.as_dict(), **chosen.as_dict(), "fit": fit.as_dict(),
                    "photos": [str(folder) for folder in folders], "images": samples.images,
                    "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,
                    "fitted": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
@@ -84,9 +87,10 @@ def calibrate_dice(
     upper = 1000 * fit.wrong_rate_upper_95
     console.print(f"threshold {chosen.threshold:.6f} written to {output}: {chosen.reason}", markup=False,
                   highlight=False)
-    if chosen.threshold != fit.threshold:
-        console.print(f"  (the photos alone would fit {fit.threshold:.6f}; the card's is {chosen.card:.6f})",
-                      markup=False, highlight=False)
+    if in_force is not fit:
+        console.print(f"  (the photos alone would fit {fit.threshold:.6f}; the card's is {chosen.card:.6f}, at which "
+                      f"{in_force.accepted} squares are accepted, {in_force.wrong} wrong)", markup=False,
+                      highlight=False)
     console.print(f"  {samples.images} photos, {samples.labelled} labelled dice "
                   f"({samples.labelled_with_a_square} with a square proposed)", markup=False, highlight=False)
     console.print(f"  at the fit: {fit.crops} squares read, {fit.accepted} accepted ({fit.accepted_share:.1%}), "

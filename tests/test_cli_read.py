@@ -218,6 +218,9 @@ def test_calibrate_dice_writes_the_readers_threshold_and_read_uses_it(tmp_path: 
     card = DieReaderModel.load(DEFAULT_MODEL).card.threshold
     assert written["threshold"] >= card and not written["calibration"]["vouched"]
     assert written["calibration"]["card_threshold"] == card
+    # the figures beside the threshold are those at the threshold written; the fit's own are kept under "fit"
+    assert written["calibration"]["fit"]["threshold"] == written["calibration"]["fitted_threshold"]
+    assert written["calibration"]["accepted"] <= written["calibration"]["fit"]["accepted"]
     assert written["calibration"]["images"] == 4 and written["calibration"]["labelled_dice"] == 12
     assert "squares read" in result.stdout and "95 % upper bound" in result.stdout
     read = runner.invoke(app, ["read", "dice", str(photos), "--labels", "yolo", "--reader", str(output), "--json"])

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.die_reader_calibration import Calibration, clopper_pearson_upper, fit_threshold, lab_threshold
+from vision.die_reader_calibration import (
+    Calibration,
+    clopper_pearson_upper,
+    figures_at,
+    fit_threshold,
+    lab_threshold,
+)
 
 
 def _probabilities(best: np.ndarray, confidence: np.ndarray, classes: int = 7) -> np.ndarray:
@@ -108,3 +114,18 @@ def test_a_lab_fit_above_the_card_is_always_kept() -> None:
     assert chosen.threshold == 0.999 and not chosen.vouched
     nothing = Calibration(threshold=1.0, crops=30, accepted=0, wrong=0, max_wrong_rate=0.001)
     assert lab_threshold(nothing, 0.99).threshold == 1.0
+
+
+def test_the_figures_at_a_threshold_in_force_follow_the_fits_rule() -> None:
+    rng = np.random.default_rng(5)
+    best = rng.integers(0, 7, 400)
+    confidence = rng.uniform(0.5, 1.0, 400)
+    truth = np.where(rng.random(400) < 0.9, best, (best + 1) % 7)
+    probabilities = _probabilities(best, confidence)
+    fit = fit_threshold(probabilities, truth, 0.05)
+    assert figures_at(probabilities, truth, fit.threshold, 0.05) == fit  # the fit's own figures, reproduced
+    stricter = figures_at(probabilities, truth, 0.9, 0.05)
+    faces = best != 6
+    assert stricter.accepted == int((faces & (confidence >= 0.9)).sum())
+    assert stricter.wrong == int((faces & (confidence >= 0.9) & (best != truth)).sum())
+    assert stricter.threshold == 0.9 and stricter.crops == 400

@@ -98,15 +98,10 @@ def clopper_pearson_upper(wrong: int, total: int, confidence: float = 0.95) -> f
     return float(beta.ppf(1 - (1 - confidence) / 2, wrong + 1, total - wrong))
 
 
-def fit_threshold(probabilities: np.ndarray, truth: np.ndarray, max_wrong_rate: float = TARGET_WRONG_RATE,
-                  not_a_die: int | None = None) -> Calibration:
-    """The smallest threshold whose wrong rate among accepted reads is at most ``max_wrong_rate`` there and at
-    every higher threshold (see the module's docstring).
-
-    ``probabilities``: (N, C) class probabilities, the last class (or ``not_a_die``) being "not a flat
-    readable die"; ``truth``: (N,) true class indices. When no threshold below 1 qualifies the threshold is
-    just above the highest confidence, so nothing of this set is accepted.
-    """
+def _face_reads(probabilities: np.ndarray, truth: np.ndarray, max_wrong_rate: float, not_a_die: int | None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reads whose best class is a face: their confidence and whether each is wrong (int 0/1); and every
+    read's confidence. Shapes and the rate are checked (see :func:`fit_threshold`)."""
     probabilities = np.asarray(probabilities, np.float64)
     truth = np.asarray(truth)
     if probabilities.ndim != 2 or len(probabilities) != len(truth):
@@ -117,8 +112,28 @@ def fit_threshold(probabilities: np.ndarray, truth: np.ndarray, max_wrong_rate: 
     best = probabilities.argmax(axis=1)
     confidence = probabilities.max(axis=1)
     face_reads = best != rejected_class
-    conf = confidence[face_reads]
-    wrong = (best[face_reads] != truth[face_reads]).astype(np.int64)
+    return confidence[face_reads], (best[face_reads] != truth[face_reads]).astype(np.int64), confidence
+
+
+def figures_at(probabilities: np.ndarray, truth: np.ndarray, threshold: float,
+               max_wrong_rate: float = TARGET_WRONG_RATE, not_a_die: int | None = None) -> Calibration:
+    """What ``threshold`` gives on these reads (accepted, wrong), by the rule :func:`fit_threshold` fits: for a
+    threshold in force that is not the fitted one (a lab's fit kept at the model card's threshold)."""
+    conf, wrong, _ = _face_reads(probabilities, truth, max_wrong_rate, not_a_die)
+    accepted = conf >= threshold
+    return Calibration(threshold, len(truth), int(accepted.sum()), int(wrong[accepted].sum()), max_wrong_rate)
+
+
+def fit_threshold(probabilities: np.ndarray, truth: np.ndarray, max_wrong_rate: float = TARGET_WRONG_RATE,
+                  not_a_die: int | None = None) -> Calibration:
+    """The smallest threshold whose wrong rate among accepted reads is at most ``max_wrong_rate`` there and at
+    every higher threshold (see the module's docstring).
+
+    ``probabilities``: (N, C) class probabilities, the last class (or ``not_a_die``) being "not a flat
+    readable die"; ``truth``: (N,) true class indices. When no threshold below 1 qualifies the threshold is
+    just above the highest confidence, so nothing of this set is accepted.
+    """
+    conf, wrong, confidence = _face_reads(probabilities, truth, max_wrong_rate, not_a_die)
     order = np.argsort(-conf, kind="stable")
     conf, wrong = conf[order], wrong[order]
     # accepting the k most confident reads: wrong among them, over k
