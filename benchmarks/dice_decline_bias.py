@@ -8,7 +8,7 @@ the accepted faces' chi-square against 1/6, and the wrong reads; then, per decli
 share by face and whether that reason's declines depend on the face (which stage to mend).
 
     .venv/bin/python benchmarks/dice_decline_bias.py [--throws 1500] [--style translucent-red]
-        [--reader classical|staged] [--reader-config FILE]
+        [--reader classical|staged] [--reader-config FILE] [--camera-height-mm 900]
 """
 
 from __future__ import annotations
@@ -41,15 +41,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20070226)
     parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
+    parser.add_argument("--camera-height-mm", type=float, default=900.0,
+                        help="the camera's height over the table, as the sim profiles give it (0: not known)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     options = DiceOptions(game="banca-francesa")
     camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), options,
                                  CameraSimulation(seed=args.seed))
-    config = DiceReaderConfig(expected_dice=3)
+    height = args.camera_height_mm / camera.style.edge_mm if args.camera_height_mm > 0 else None
+    config = DiceReaderConfig(expected_dice=3, camera_height_edges=height)
     if args.reader == "staged":
         settings = load_reader_settings(args.reader_config) if args.reader_config else None
-        read_frame = staged_reader(settings, args.reader_config, expected_dice=3).read
+        read_frame = staged_reader(settings, args.reader_config, expected_dice=3, camera_height_edges=height).read
     else:
         read_frame = lambda image: read_dice(image, config)
     table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame)
