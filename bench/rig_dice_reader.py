@@ -61,15 +61,14 @@ class ChosenDiceReader:
 
 def choose_dice_reader(connection: CameraConnection, classical: DiceReaderConfig) -> ChosenDiceReader:
     """The reader ``connection.dice_reader`` names for frames of ``classical.expected_dice`` dice: the classical
-    reader with ``classical``, or the staged reader (told the camera's height from ``classical`` too). Raises
+    reader with ``classical``, or the staged reader. Raises
     :class:`vision.dice_reader_settings.ReaderSettingsError` (naming the file and field) for a configuration
     that cannot be used."""
     if not connection.staged_dice_reader:
         return ChosenDiceReader(lambda image: read_dice(image, classical), CLASSICAL)
     settings_file = connection.dice_reader_settings
     settings = load_reader_settings(settings_file) if settings_file is not None else None
-    staged = staged_reader(settings, settings_file, expected_dice=classical.expected_dice,
-                           camera_height_edges=classical.camera_height_edges)
+    staged = staged_reader(settings, settings_file, expected_dice=classical.expected_dice)
     identity = DiceReaderIdentity(
         "staged", staged.reader.sha256, float(staged.reader.threshold),
         None if settings_file is None else str(settings_file),

@@ -42,17 +42,18 @@ def main() -> None:
     parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
     parser.add_argument("--camera-height-mm", type=float, default=900.0,
-                        help="the camera's height over the table, as the sim profiles give it (0: not known)")
+                        help="the camera's height over the table, as the sim profiles give it to the classical reader "
+                             "(0: not known)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     options = DiceOptions(game="banca-francesa")
     camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), options,
                                  CameraSimulation(seed=args.seed))
     height = args.camera_height_mm / camera.style.edge_mm if args.camera_height_mm > 0 else None
-    config = DiceReaderConfig(expected_dice=3, camera_height_edges=height)
+    config = DiceReaderConfig(expected_dice=3, camera_height_edges=height)  # as bench.rig_cameras configures it
     if args.reader == "staged":
         settings = load_reader_settings(args.reader_config) if args.reader_config else None
-        read_frame = staged_reader(settings, args.reader_config, expected_dice=3, camera_height_edges=height).read
+        read_frame = staged_reader(settings, args.reader_config, expected_dice=3).read
     else:
         read_frame = lambda image: read_dice(image, config)
     table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame)

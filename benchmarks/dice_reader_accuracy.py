@@ -66,8 +66,7 @@ def reader_for(truth: DiceTruth):  # -> DiceReader | StagedDiceReader
     reader = _STAGED[side]
     return dataclasses.replace(
         reader, scene=dataclasses.replace(reader.scene, expected_dice=config.expected_dice, arena=config.arena),
-        stages=dataclasses.replace(reader.stages, die_edge_px=config.die_edge_px),
-        camera_height_edges=config.camera_height_edges)
+        stages=dataclasses.replace(reader.stages, die_edge_px=config.die_edge_px))
 
 
 _STAGED: dict[float, object] = {}

@@ -20,18 +20,12 @@ from bench.digest import sha256_file
 from bench.journal import DICE_READER_EVENT, TEST_INCOMPLETE, Journal, utc_now
 from bench.profiles import ProfileError, load_profile, load_profile_text
 from bench.profiles.model import DiceTableEquipment
-from bench.rig_cameras import (
-    check_dice_readers,
-    classical_reader_config,
-    dice_reader_of,
-    open_dice_table,
-    open_dome_camera,
-)
+from bench.rig_cameras import check_dice_readers, classical_reader_config, open_dice_table, open_dome_camera
 from bench.rig_dice_reader import reader_evidence
 from reports.certificate import render_certificate
 from reports.run_data import load_run
 from vision.dice import DiceRead, read_dice
-from vision.dice_pipeline import StagedDiceReader, StagedRead
+from vision.dice_pipeline import StagedRead
 from vision.dice_reader_settings import DiceReaderSettings, settings_json
 from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
 
@@ -100,22 +94,6 @@ def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one
             assert sorted(throw.faces) == sorted(table.camera.physical_faces(throw.index))
     table.close()
     assert accepted, "no throw of seed 7's first six accepted by the staged reader"
-
-
-def test_the_staged_reader_is_told_the_camera_s_height_in_die_edges(tmp_path: Path) -> None:
-    """The profile's camera_height_mm (900) over the simulated die's edge: the band of side faces a flat die shows
-    off the camera's axis (vision.overhead_camera) is then the die's own."""
-    dice = _dice(_write(tmp_path, _profile("staged")))
-    chosen = dice_reader_of(dice)
-    staged = chosen.read.__self__  # type: ignore[attr-defined]
-    assert isinstance(staged, StagedDiceReader)
-    low, high = dice.options.edge_limits_mm
-    edge_mm = dice.simulator.edge_mm or (low + high) / 2  # type: ignore[union-attr]
-    assert staged.camera_height_edges == pytest.approx(900.0 / edge_mm)
-    assert staged.camera_height_edges == classical_reader_config(dice).camera_height_edges
-    assert staged.overhead_camera((480, 640, 3)) is not None
-    unknown = _dice(_write(tmp_path / "no-height", _profile("staged").replace(", camera_height_mm = 900.0", "")))
-    assert dice_reader_of(unknown).read.__self__.camera_height_edges is None  # type: ignore[attr-defined]
 
 
 def test_a_cussec_dome_s_camera_takes_the_staged_reader_too(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
 from vision.dice_scene import SceneSettings, anisotropy, glare_px, judge_scene
 from vision.die_crop import DieSquare
-from vision.overhead_camera import OverheadCamera
 
 EDGE = 40.0
 
@@ -164,20 +163,6 @@ def test_a_die_read_with_a_side_faces_pips_beside_it_leans_and_a_flat_die_does_n
     shadow[130:175, 115:185] = cv2.GaussianBlur(shadow[130:175, 115:185], (0, 0), 2.0)[:, :]  # soft, as shadows are
     shadow[100:141, 130:171] = frame[100:141, 130:171]
     assert judge_scene(shadow, body, sure, EDGE, SceneSettings(expected_dice=1)).accepted
-
-
-def test_a_side_band_towards_the_axis_of_a_camera_over_the_table_is_a_flat_die_s_and_elsewhere_a_lean() -> None:
-    frame, _ = die_frame([(150, 120)])
-    sure = [explained(read(150, 120, 5))]
-    cv2.rectangle(frame, (130, 141), (170, 160), (200, 200, 200), -1)  # a side face with pips, below the die
-    for x in (140, 160):
-        cv2.ellipse(frame, (x, 150), (4, 2), 0, 0, 360, (20, 20, 20), -1)
-    body = [BodyPixels(np.ones((62, 44), bool), (128, 99))]
-    settings = SceneSettings(expected_dice=1)
-    below = OverheadCamera((150.0, 560.0), height_edges=20.0)  # 11 edges below the die: a band 0.55 of an edge
-    assert judge_scene(frame, body, sure, EDGE, settings, below).accepted
-    above = OverheadCamera((150.0, -320.0), height_edges=20.0)  # as far above it: the band would be above
-    assert judge_scene(frame, body, sure, EDGE, settings, above).decline is Decline.COCKED
 
 
 def test_a_smeared_body_that_shows_a_die_not_read_is_motion_not_cocked() -> None:

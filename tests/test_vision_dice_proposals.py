@@ -253,31 +253,3 @@ def test_a_body_counts_the_pips_seen_on_it() -> None:
     found = find_bodies(image)
     pips = {round(p.body.centre_px[0] / 50): p.pips for p in propose_squares(image, found)}
     assert pips == {4: 5, 9: 0}
-
-
-def add_glare(image: np.ndarray, centre: tuple[float, float], radius: float, strength: float) -> np.ndarray:
-    """The light's glare on the cloth: the image blended towards white, most at ``centre``, fading over ``radius``."""
-    rows, columns = np.mgrid[0:image.shape[0], 0:image.shape[1]]
-    weight = strength * np.exp(-((columns - centre[0]) ** 2 + (rows - centre[1]) ** 2) / (2 * (radius / 2) ** 2))
-    blended = image.astype(np.float32) + weight[..., None] * (255.0 - image.astype(np.float32))
-    return np.clip(blended, 0, 255).astype(np.uint8)
-
-
-def test_glare_spots_on_the_cloth_do_not_size_the_dice_and_are_marked_as_glare() -> None:
-    image = table()
-    dice = [((150.0, 150.0), 4), ((400.0, 300.0), 6), ((520.0, 120.0), 3)]
-    for centre, face in dice:
-        draw_die(image, centre, 40.0, face, angle=20.0)
-    for centre in ((280.0, 120.0), (200.0, 360.0), (480.0, 420.0)):  # round, larger than a die
-        image = add_glare(image, centre, 70.0, 0.9)
-    bodies = find_bodies(image)
-    assert bodies.die_edge_px == pytest.approx(40.0, rel=0.15)
-    unguarded = find_bodies(image, DiceStageConfig(glare_region_share=1.01))  # every region has its say
-    assert unguarded.die_edge_px > 1.3 * 40.0
-    glare = bodies.glare_in((0, 0, 640, 480))
-    rows, columns = np.mgrid[0:480, 0:640]
-    distance = np.hypot(columns - 280.0, rows - 120.0)
-    rim = (distance > 35.0) & (distance < 60.0)  # the cloth whitened by a quarter to a half of the way to white
-    assert glare[rim].mean() > 0.8
-    for (x, y), _ in dice:  # a white die's face is whiter than glare on the cloth
-        assert not glare[round(y) - 10:round(y) + 10, round(x) - 10:round(x) + 10].any()

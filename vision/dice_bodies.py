@@ -16,17 +16,14 @@ Method, at a working resolution (the frame averaged down to ``work_long_side_px`
    table in it (a tray's wall, a cloth's border line, the desk's edge bound it), as its convex hull
    (which takes in the dice on it); the whole frame when it is small. Only the arena is kept.
 4. The die's edge is estimated from the regions that look like one die (square-ish; those filling
-   their rectangle first), as their rectangles' shorter side (median weighted by area), with their
-   shadows taken out and without the glare spots on the cloth (round and about a die's size: regions
-   mostly of the table's colour blended towards white, :func:`cloth_glare`). Strips
+   their rectangle first), as their rectangles' shorter side (median weighted by area). Strips
    narrower than a share of that edge (a tray's wall meeting its floor) are opened out, holes up to a
    die's size filled (a white die's top the mask lost), sprawling regions (dice along a wall joined
    by its strip) opened to their dice's cores, and what is left of at least a share of a die's area
    is a body.
 
 A body may hold one die, several touching dice, a die with its shadow or side face, or no die at
-all (a glare spot, a stain): its shaded pixels and its pixels of glare on the cloth are kept apart
-(:attr:`Bodies.shade`, :attr:`Bodies.glare`) for the later stages; the next stage (:mod:`vision.dice_proposals`) proposes die squares per
+all (a glare spot, a stain): the next stage (:mod:`vision.dice_proposals`) proposes die squares per
 body, and the reader decides what each is.
 """
 
@@ -114,28 +111,18 @@ class Bodies:
     shade: np.ndarray | None = field(default=None, repr=False)
     """uint8 image at the working resolution, 255 where a pixel differs from the table only by being darker
     (its chromaticity the table's): a shadow, never a die's face of the table's own colour."""
-    glare: np.ndarray | None = field(default=None, repr=False)
-    """uint8 image at the working resolution, 255 where a pixel is the table's colour blended towards white (the
-    light's glare on the cloth, :func:`cloth_glare`)."""
 
     def shade_in(self, bbox: tuple[int, int, int, int]) -> np.ndarray:
         """bool mask (frame resolution) of the shaded pixels in ``bbox`` (x, y, width, height, frame px)."""
-        return self._window_of(self.shade, bbox)
-
-    def glare_in(self, bbox: tuple[int, int, int, int]) -> np.ndarray:
-        """bool mask (frame resolution) of the pixels of glare on the cloth in ``bbox`` (as :meth:`shade_in`)."""
-        return self._window_of(self.glare, bbox)
-
-    def _window_of(self, image: np.ndarray | None, bbox: tuple[int, int, int, int]) -> np.ndarray:
         x, y, width, height = bbox
-        if image is None or width <= 0 or height <= 0:
+        if self.shade is None or width <= 0 or height <= 0:
             return np.zeros((max(height, 1), max(width, 1)), bool)
-        rows, columns = image.shape
+        rows, columns = self.shade.shape
         xs, ys = np.arange(x, x + width), np.arange(y, y + height)
         # each frame pixel takes its working pixel (nearest-neighbour, as cv2.resize would): no full-frame resize
         cells_x = np.clip(xs * columns // self.frame_size[0], 0, columns - 1)
         cells_y = np.clip(ys * rows // self.frame_size[1], 0, rows - 1)
-        window = image[np.ix_(cells_y, cells_x)] > 0
+        window = self.shade[np.ix_(cells_y, cells_x)] > 0
         window[ys < 0, :] = window[ys >= self.frame_size[1], :] = False
         window[:, xs < 0] = window[:, xs >= self.frame_size[0]] = False
         return window
@@ -168,9 +155,7 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         cv2.fillConvexPoly(inside, arena, 255)
         mask = cv2.bitwise_and(mask, inside)
     regions = _regions(mask)
-    shade = _shaded(features, cells, threshold, cfg)
-    glare = cloth_glare(small, mask, cfg)
-    die_edge = _die_edge(_regions(cv2.bitwise_and(mask, cv2.bitwise_not(shade))), scale, (width, height), cfg, glare)
+    die_edge = _die_edge(regions, scale, (width, height), cfg)
     regions = _separated(mask, regions, die_edge * scale, cfg)
     bodies, labels = _bodies(regions, mask.shape, scale, die_edge, cfg)
     table = TableColour(cells=cells, cell_px=cfg.table_cell_px / scale, arena_colour=arena_colour, threshold=threshold)
@@ -178,33 +163,7 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
     return Bodies(bodies=bodies, arena_px=arena.astype(np.float32) / scale, table=table, die_edge_px=die_edge,
                   labels=labels, scale=scale, frame_size=(width, height),
-                  shade=shade, glare=glare)
-
-
-def cloth_glare(small: np.ndarray, dice: np.ndarray, cfg: DiceStageConfig) -> np.ndarray:
-    """uint8 (working resolution), 255 where a pixel is the table's colour blended towards white by at most
-    ``cloth_glare_weight``: ``pixel = table + w (255 - table)`` channel by channel with one ``w`` in (0,
-    ``cloth_glare_weight``] fitted by least squares, each channel within ``cloth_glare_tolerance`` grey levels of
-    the blend. The table's colour (BGR) is the average per cell of the pixels off ``dice`` (uint8, nonzero on what
-    differs from the table, grown by two pixels).
-
-    A glare spot on the cloth is such a blend over most of its area (its soft rim; its core may saturate). A
-    die's face of another colour is none, and a white die's face, near white, is whiter than the weight allows."""
-    pixels = small.astype(np.float32)
-    if pixels.ndim == 2:
-        pixels = cv2.merge([pixels] * 3)
-    rows, columns = dice.shape
-    grid = (max(columns // cfg.table_cell_px, 3), max(rows // cfg.table_cell_px, 3))
-    near_dice = cv2.dilate(dice, np.ones((5, 5), np.uint8))
-    table = cv2.resize(_table_cells(pixels, near_dice, grid), (columns, rows), interpolation=cv2.INTER_LINEAR)
-    room = cv2.subtract(np.full_like(table, 255.0), table)
-    lift = cv2.subtract(pixels, table)
-    channels = np.ones((1, 3), np.float32)
-    weight = cv2.transform(cv2.multiply(lift, room), channels) / cv2.max(cv2.transform(cv2.multiply(room, room),
-                                                                                      channels), 1.0)
-    glare = (weight > 0.0) & (weight <= cfg.cloth_glare_weight) & \
-        (np.abs(lift - weight[..., None] * room).max(axis=2) <= cfg.cloth_glare_tolerance)
-    return glare.astype(np.uint8) * 255
+                  shade=_shaded(features, cells, threshold, cfg))
 
 
 def _shaded(features: np.ndarray, cells: np.ndarray, threshold: float, cfg: DiceStageConfig) -> np.ndarray:
@@ -453,15 +412,6 @@ def _filled(mask: np.ndarray, largest_hole: float) -> np.ndarray:
     return filled
 
 
-def _share_of(image: np.ndarray, contour: np.ndarray) -> float:
-    """The share of the pixels inside ``contour`` that are nonzero in ``image`` (uint8, the contour's resolution)."""
-    x, y, w, h = cv2.boundingRect(contour)
-    inside = np.zeros((h, w), np.uint8)
-    cv2.drawContours(inside, [contour - np.array([x, y], np.int32)], -1, 1, cv2.FILLED)
-    total = int(np.count_nonzero(inside))
-    return float(np.count_nonzero(image[y:y + h, x:x + w][inside > 0])) / total if total else 0.0
-
-
 def _depths(parents: np.ndarray) -> list[int]:
     """How deep each contour of a ``cv2.RETR_TREE`` hierarchy lies (0: an outer boundary, 1: a hole in it, 2: a
     region inside that hole, ...) from each contour's parent."""
@@ -509,10 +459,8 @@ def _arena(features: np.ndarray, dice: np.ndarray, cfg: DiceStageConfig
 
 
 def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: float, frame_size: tuple[int, int],
-              cfg: DiceStageConfig, glare: np.ndarray | None = None) -> float:
-    """The die's edge (frame px) from the ``regions`` (working resolution) that look like one die, and not like a
-    glare spot on the cloth (round, about a die's size): a region of which at least ``glare_region_share`` is
-    ``glare`` (:func:`cloth_glare`) has no say; nor have the shadows in the regions given (taken out before).
+              cfg: DiceStageConfig) -> float:
+    """The die's edge (frame px) from the ``regions`` (working resolution) that look like one die.
 
     Square-ish regions filling their rectangle count first, square-ish regions that do not (a white die whose top
     the mask lost) next; within each, the median of their rectangles' shorter sides weighted by their outline's
@@ -526,8 +474,6 @@ def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: 
     areas: list[float] = []
     for contour, _, area in regions:
         if area < least * least:
-            continue
-        if glare is not None and _share_of(glare, contour) >= cfg.glare_region_share:
             continue
         (_, (w, h), _) = cv2.minAreaRect(contour)
         areas.append(area)

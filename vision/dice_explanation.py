@@ -10,10 +10,8 @@ and the per-die reader reads each square's crop; this stage decides what the bod
    know which face it sees) — never the more confident one.
 2. Two sites closer than ``apart_share`` of an edge would be two dice in one place: unreadable.
 3. The sites must explain the body: its pixels outside every site's square, grown by the side faces a
-   flat die may show to this camera (``side_share`` of an edge on each side, and, under a camera looking
-   down on the table, the band of side faces between the up face and its base,
-   :class:`vision.overhead_camera.OverheadCamera`), its shadow and the light's glare on the cloth aside
-   (pixels of the table's colour, darker, or blended towards white: :mod:`vision.dice_bodies`), must stay under
+   flat die may show to this camera (``side_share`` of an edge on each side), its shadow aside (pixels
+   darker than the table but of its colour), must stay under
    ``unexplained_share`` of a die's area, and the body may not be larger than its dice could make it. A
    body not so explained is returned *unexplained*: what it holds beyond its sites (a leaning die, a die
    on another, a smear, glare) is for the scene's judge to name, never read.
@@ -33,7 +31,6 @@ import numpy as np
 
 from vision.die_crop import DieSquare
 from vision.die_reader_model import FACES, sure_face
-from vision.overhead_camera import OverheadCamera
 
 
 @dataclass(frozen=True)
@@ -91,8 +88,8 @@ class BodyPixels:
     pips: int = 0
     """Pip-like spots the proposal stage found on or beside the body (none: no die shows in it)."""
     shade: np.ndarray | None = None
-    """bool, as ``mask``: pixels of the table's colour, darker (a die's shadow) or blended towards white (the
-    light's glare on the cloth), which a die read in the body explains."""
+    """bool, as ``mask``: pixels darker than the table but of its colour (a die's shadow), which a die read in
+    the body explains."""
 
     @property
     def area_px(self) -> int:
@@ -119,9 +116,6 @@ class ExplanationSettings:
     apart_share: float = 0.75
     unexplained_share: float = 0.25
     """Body pixels no site explains, as a share of one die's area, above which the body is unexplained."""
-    overhead: OverheadCamera | None = None
-    """The camera looking down on the table, when the bench knows its height: a flat die's side band towards
-    the frame's centre is the die's own."""
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
@@ -183,20 +177,10 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
     return best, ""
 
 
-def flat_die_outline(square: DieSquare, side_share: float, overhead: OverheadCamera | None) -> list[DieSquare]:
-    """The squares a flat die whose up face is ``square`` covers in the frame: the up face grown by ``side_share``
-    of an edge on each side and, under an ``overhead`` camera, its base grown alike (the band between them is
-    its side faces seen from the slant)."""
-    grown = [DieSquare(square.centre_px, square.edge_px * (1.0 + 2.0 * side_share), square.angle_deg)]
-    if overhead is not None:
-        grown.append(overhead.base(square, side_share))
-    return grown
-
-
-def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float,
-                 overhead: OverheadCamera | None = None) -> int:
-    """Body pixels outside every die's outline (:func:`flat_die_outline`), its shadow and glare aside."""
-    grown = [part for die in dice for part in flat_die_outline(die.square, side_share, overhead)]
+def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> int:
+    """Body pixels outside every die's square grown by its side faces, its shadow aside."""
+    grown = [DieSquare(die.square.centre_px, die.square.edge_px * (1.0 + 2.0 * side_share), die.square.angle_deg)
+             for die in dice]
     left = body.mask & ~body.under(grown)
     if body.shade is not None and dice:
         left &= ~body.shade
@@ -212,7 +196,7 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
         likelihood = max((r.face_likelihood for r in readings), default=0.0)
         return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0))
     die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))
-    left = _unexplained(body, dice, settings.side_share, settings.overhead)
+    left = _unexplained(body, dice, settings.side_share)
     if left > settings.unexplained_share * die_area:
         return BodyExplanation(tuple(dice), "unexplained",
                                f"{left / die_area:.2f} of a die's area beside the {len(dice)} read is no die read",

@@ -35,7 +35,6 @@ from vision.dice_second_look import SecondLookSettings, around, seeds
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
 from vision.frame import check_image
-from vision.overhead_camera import OverheadCamera
 
 
 class CropReader(Protocol):
@@ -78,15 +77,13 @@ class StagedRead:
 
 def body_in_frame(body: Body, pips: int = 0, bodies: Bodies | None = None) -> BodyPixels:
     """A found body's pixels at the frame's resolution (its outline filled), placed at its bounding box, with the
-    ``pips`` found on or beside it and (given the ``bodies`` it is one of) its pixels of the table's colour,
-    shaded or under glare."""
+    ``pips`` found on or beside it and (given the ``bodies`` it is one of) its shaded pixels."""
     x, y, width, height = body.bbox
     mask = np.zeros((max(height, 1), max(width, 1)), np.uint8)
     outline = np.round(body.contour_px - np.array([x, y], np.float32)).astype(np.int32)
     cv2.fillPoly(mask, [outline], 1)
     inside = mask.astype(bool)
-    box = (x, y, mask.shape[1], mask.shape[0])
-    shade = None if bodies is None else (bodies.shade_in(box) | bodies.glare_in(box)) & inside
+    shade = None if bodies is None else bodies.shade_in((x, y, mask.shape[1], mask.shape[0])) & inside
     return BodyPixels(inside, (x, y), pips, shade)
 
 
@@ -106,9 +103,6 @@ class StagedDiceReader:
     """Side face a flat die shows to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
 
     second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
-    camera_height_edges: float | None = None
-    """The height over the table, in die edges, of a camera looking straight down at the frame's centre (from the
-    profile); ``None`` when not known, or for an oblique camera."""
 
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame."""
@@ -117,21 +111,13 @@ class StagedDiceReader:
         proposals = propose_squares(frame, found, self.stages)
         per_body = read_bodies(frame, [proposal.squares for proposal in proposals], self.reader, found.die_edge_px,
                                self.second_look)
-        overhead = self.overhead_camera(frame.shape)
-        settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share, overhead=overhead)
+        settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
         bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
         explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
         scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
-        verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, scene, overhead)
+        verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, scene)
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(bodies),
                           sum(len(readings) for readings in per_body))
-
-    def overhead_camera(self, frame_shape: tuple[int, ...]) -> OverheadCamera | None:
-        """The camera looking down on a frame of ``frame_shape``, when its height is known and it is over the
-        table (``side_share`` at most :data:`OVERHEAD_SIDE_SHARE`)."""
-        if self.camera_height_edges is None or self.side_share > OVERHEAD_SIDE_SHARE:
-            return None
-        return OverheadCamera.over_frame(frame_shape, self.camera_height_edges)
 
 
 def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropReader) -> np.ndarray:

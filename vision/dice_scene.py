@@ -37,7 +37,6 @@ import numpy as np
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
 from vision.dice_side_faces import side_face_spots
-from vision.overhead_camera import OverheadCamera
 
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                  Decline.UNREADABLE, Decline.WRONG_COUNT)
@@ -174,9 +173,8 @@ def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> floa
 
 
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
-               settings: SceneSettings, overhead: OverheadCamera | None = None) -> tuple[Decline, str] | None:
-    """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it);
-    ``overhead``: the camera looking down on the table, when its height is known (a flat die's side band)."""
+               settings: SceneSettings) -> tuple[Decline, str] | None:
+    """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it)."""
     patch = _patch(frame, body)
     grey = _grey(patch)
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
@@ -191,7 +189,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         if settings.leaning_check:
             for die in explanation.dice:
                 others = [other for other in explanation.dice if other is not die]
-                spots = side_face_spots(grey, body, die, others, die_edge_px, overhead=overhead)
+                spots = side_face_spots(grey, body, die, others, die_edge_px)
                 if spots >= settings.leaning_spots:
                     x, y = die.square.centre_px
                     return Decline.COCKED, (f"die at ({x:.0f}, {y:.0f}) read {die.face} shows {spots} pip(s) of a side "
@@ -225,9 +223,8 @@ def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
 
 
 def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: Sequence[BodyExplanation],
-                die_edge_px: float, settings: SceneSettings, overhead: OverheadCamera | None = None) -> SceneVerdict:
-    """The frame's verdict from its bodies and their explanations (see the module's checks); ``overhead`` as for
-    :func:`judge_body`."""
+                die_edge_px: float, settings: SceneSettings) -> SceneVerdict:
+    """The frame's verdict from its bodies and their explanations (see the module's checks)."""
     if len(bodies) != len(explanations):
         raise ValueError(f"{len(bodies)} bodies but {len(explanations)} explanations")
     declines: list[tuple[Decline, str]] = []
@@ -240,7 +237,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         if shows_no_die(body, explanation, settings):
             no_die.append(body)
             continue
-        problem = judge_body(frame, body, explanation, die_edge_px, settings, overhead)
+        problem = judge_body(frame, body, explanation, die_edge_px, settings)
         if problem is not None:
             declines.append(problem)
         dice.extend(explanation.dice if explanation.explained else ())

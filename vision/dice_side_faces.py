@@ -7,9 +7,7 @@ it. A flat die seen from above shows no such band (its side faces are slivers), 
 has no pips. So a die read whose body holds pip-sized spots (dark, or light on a dark die) in the ring
 around its square, outside every other die read, leans: the frame is declined as cocked.
 
-Only for a camera over the table: an oblique camera sees a flat die's side faces, pips and all. A camera over
-the table whose height is known shows a flat die off its axis a band of side faces towards the frame's centre
-(:mod:`vision.overhead_camera`): the ring is not looked at within that band.
+Only for a camera over the table: an oblique camera sees a flat die's side faces, pips and all.
 """
 
 from __future__ import annotations
@@ -21,23 +19,17 @@ import numpy as np
 
 from vision.dice_explanation import BodyPixels, DieReading
 from vision.die_crop import DieSquare
-from vision.overhead_camera import OverheadCamera
 
 PIP_DIAMETER_SHARE = 0.18
 """A pip's diameter as a share of the die's edge."""
-BAND_MARGIN = 0.04
-"""Share of an edge a flat die's side band may stray beyond its base as the camera sees it (blur, a square read
-a little off)."""
 
 
 def side_face_spots(patch: np.ndarray, body: BodyPixels, die: DieReading, others: Sequence[DieReading],
-                    die_edge_px: float, ring: tuple[float, float] = (1.3, 2.0), contrast: float = 25.0,
-                    overhead: OverheadCamera | None = None) -> int:
+                    die_edge_px: float, ring: tuple[float, float] = (1.3, 2.0), contrast: float = 25.0) -> int:
     """Pip-sized spots in ``body`` (``patch``: the frame's grey pixels over its mask) within the ring between
     squares of ``ring`` edges (the larger of the square's and the frame's ``die_edge_px``) around ``die``'s
-    square, outside the squares of ``others`` grown by 0.3 of an edge and (given the ``overhead`` camera) outside
-    the die's base grown by :data:`BAND_MARGIN`: dark spots (a black-hat) or light ones (a top-hat) of at least
-    ``contrast`` grey levels and 0.2 to 2 pips' area."""
+    square, outside the squares of ``others`` grown by 0.3 of an edge: dark spots (a black-hat) or light ones
+    (a top-hat) of at least ``contrast`` grey levels and 0.2 to 2 pips' area."""
     square = die.square
     edge = max(square.edge_px, die_edge_px)  # a square read a little small must not put its own pips in the ring
     origin = np.asarray(body.origin, np.float32)
@@ -47,8 +39,6 @@ def side_face_spots(patch: np.ndarray, body: BodyPixels, die: DieReading, others
     for other in others:
         grown = DieSquare(other.square.centre_px, 1.3 * other.square.edge_px, other.square.angle_deg)
         cv2.fillPoly(around, [_outline(grown, origin)], 0)
-    if overhead is not None:  # a flat die's side band towards the frame's centre, pips and all
-        cv2.fillPoly(around, [_outline(overhead.base(square, BAND_MARGIN), origin)], 0)
     around &= body.mask.astype(np.uint8)  # (the shade is kept: a white die's side face may pass for shade)
     if not around.any():
         return 0

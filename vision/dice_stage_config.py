@@ -36,14 +36,6 @@ class DiceStageConfig:
     """A pixel's chromaticity (its channels' shares of their sum) is scaled by this to weigh like lightness."""
     chroma_weight: float = 1.5
     """Weight of the change of chromaticity against the change of lightness in a pixel's difference."""
-    cloth_glare_weight: float = 0.6
-    """Glare on the cloth: a pixel that is the table's colour blended towards white by at most this share (a
-    white die's face, near white, is not taken for it) ...;"""
-    cloth_glare_tolerance: float = 20.0
-    """... each of its channels within this many grey levels of that blend (a die's colour is not one)."""
-    glare_region_share: float = 0.6
-    """A region of which at least this share is glare on the cloth is a glare spot as far as the die's size goes: it
-    has no say in the estimate."""
     noise_factor: float = 4.0
     """A pixel is a die's when its difference from the table exceeds this many times the frame's median
     difference (the table's own texture and noise) ..."""

@@ -43,11 +43,9 @@ class ModelCropReader:
 
 def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Path | None = None, *,
                   expected_dice: int | None = None, arena: tuple[tuple[float, float], ...] | None = None,
-                  die_edge_px: tuple[float, float] | None = None,
-                  camera_height_edges: float | None = None) -> StagedDiceReader:
+                  die_edge_px: tuple[float, float] | None = None) -> StagedDiceReader:
     """The staged reader of ``settings`` (read from ``settings_file``, whose folder relative paths start from)
-    for a game of ``expected_dice`` dice in ``arena``; ``die_edge_px`` when the bench knows the scale, and
-    ``camera_height_edges`` the height of a camera over the table in die edges when the profile gives it."""
+    for a game of ``expected_dice`` dice in ``arena``; ``die_edge_px`` when the bench knows the scale."""
     settings = settings or DiceReaderSettings()
     where = str(settings_file) if settings_file is not None else "reader settings"
     model = DieReaderModel.load(settings.model_path(settings_file) or DEFAULT_MODEL)
@@ -58,5 +56,4 @@ def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Pat
     threshold = settings.threshold if settings.threshold is not None else model.card.threshold
     return StagedDiceReader(ModelCropReader(model, threshold),
                             settings.scene_settings(expected_dice=expected_dice, arena=arena, where=where),
-                            settings.stage_config(die_edge_px=die_edge_px, where=where), settings.side_share,
-                            camera_height_edges=camera_height_edges)
+                            settings.stage_config(die_edge_px=die_edge_px, where=where), settings.side_share)
