@@ -21,9 +21,17 @@ Data and what a die's edge is in each:
   filling the box: the box's mean side over ``|cos| + |sin|`` of the turn. The boxes take in the side
   faces the phone sees, so a second figure lets the top face be 0.75 to 1 times that edge.
 
-Every set also prints the recall by centre alone (a proposal's centre close enough, whatever its edge).
+- the bench's simulated dice camera (``drivers.sim.dice_camera``, translucent red dice of a banca francesa
+  arena, seed 20070226, ``--sim-throws``): the still frame of each throw and its truth (the flat dice's up
+  faces); the stages are told nothing of the scale, as the bench tells the staged reader nothing.
 
-Run: ``.venv/bin/python benchmarks/dice_proposals_recall.py [--frames 300] [--seed 20240611] [--draw DIR]``
+Every set also prints the recall by centre alone (a proposal's centre close enough, whatever its edge), and the
+new stages' estimate of the die's edge (:attr:`vision.dice_bodies.Bodies.die_edge_px`) over the labelled dice's
+median edge, per image: its median and its 10th and 90th percentiles (a square sized on a die joined to its
+shadow, or on a glare spot, is half as large again as the die).
+
+Run: ``.venv/bin/python benchmarks/dice_proposals_recall.py [--frames 300] [--seed 20240611] [--sim-throws 100]
+[--draw DIR]``
 (``--draw`` writes each image with a missed die as a PNG: labels green, proposals red, misses magenta).
 A data folder that is absent is skipped with a note.
 """
@@ -146,17 +154,40 @@ def rendered_scenes(seed: int, count: int) -> Iterator[Scene]:
         yield Scene(f"{seed}-{index}-{style}", image, dice, config)
 
 
-def new_proposals(scene: Scene) -> list[DieSquare]:
-    """Every square the new stages propose for the scene."""
+def sim_scenes(throws: int, seed: int = 20070226) -> Iterator[Scene]:
+    """The still frame of each of ``throws`` throws of the bench's simulated dice camera, with its flat dice."""
+    from bench.profiles.camera import CameraSimulation
+    from bench.profiles.model import DiceOptions, DiceSimulator
+    from drivers.sim.dice_camera import SimulatedDiceCamera
+
+    camera = SimulatedDiceCamera(DiceSimulator(style="translucent-red", seed=seed), DiceOptions(game="banca-francesa"),
+                                 CameraSimulation(seed=seed))
+    taken = 0
+    previous_still = False
+    while taken < throws:
+        frame = camera.read()
+        still = frame.truth is not None
+        if still and not previous_still:  # a throw's first still frame
+            dice = tuple(LabelledDie(d.centre_px, fixed_edge(d.edge_px)) for d in frame.truth.dice
+                         if d.pose == "flat" and not d.moving)
+            yield Scene(f"sim-throw-{taken + 1}", frame.image, dice)
+            taken += 1
+        previous_still = still
+    camera.close()
+
+
+def new_proposals(scene: Scene) -> tuple[list[DieSquare], float]:
+    """Every square the new stages propose for the scene, and their estimate of the die's edge."""
     bodies = find_bodies(scene.image, scene.config)
-    return [square for body in propose_squares(scene.image, bodies, scene.config) for square in body.squares]
+    squares = [square for body in propose_squares(scene.image, bodies, scene.config) for square in body.squares]
+    return squares, bodies.die_edge_px
 
 
-def old_bodies(scene: Scene) -> list[DieSquare]:
-    """One square per body of today's reader's segmentation."""
+def old_bodies(scene: Scene) -> tuple[list[DieSquare], float]:
+    """One square per body of today's reader's segmentation (no estimate of the die's edge: NaN)."""
     least = scene.config.die_edge_px[0] if scene.config.die_edge_px else OLD_MIN_EDGE_PX
     segmentation = segment_dice(scene.image, OLD_THRESHOLD, min_area_px=0.25 * least * least)
-    return [DieSquare(blob.centroid, math.sqrt(blob.area), blob.rect[2]) for blob in segmentation.blobs]
+    return [DieSquare(blob.centroid, math.sqrt(blob.area), blob.rect[2]) for blob in segmentation.blobs], math.nan
 
 
 def covered(die: LabelledDie, squares: list[DieSquare], least_edge: float = 1.0, any_edge: bool = False) -> bool:
@@ -184,15 +215,20 @@ class Tally:
     proposals: int = 0
     seconds: float = 0.0
     missed: list[str] = field(default_factory=list)
+    size_ratios: list[float] = field(default_factory=list)
+    """Per image with labelled dice: the estimate of the die's edge over the labelled dice's median edge."""
 
     def line(self, title: str, boxes_take_sides: bool) -> str:
         def share(count: int) -> str:
             return f"{100 * count / self.dice:6.2f} %" if self.dice else "  n/a"
         top = f", {share(self.found_top)} with the top face 0.75-1 of the box" if boxes_take_sides else ""
+        ratios = [ratio for ratio in self.size_ratios if not math.isnan(ratio)]
+        size = "" if not ratios else ("; die's edge estimated at {:.2f} (10 %: {:.2f}, 90 %: {:.2f}) of the labels'"
+                                      .format(*np.percentile(ratios, [50, 10, 90])))
         return (f"  {title:<22} recall {share(self.found)} ({self.found}/{self.dice}){top}, centre only "
                 f"{share(self.found_centre)}; {self.proposals / max(self.images, 1):5.1f} proposals per image, "
                 f"{self.proposals / max(self.dice, 1):4.1f} per die, {1000 * self.seconds / max(self.images, 1):5.2f} ms "
-                f"per frame")
+                f"per frame{size}")
 
 
 def measure(scenes: Iterator[Scene], draw: Path | None) -> tuple[Tally, Tally]:
@@ -201,8 +237,10 @@ def measure(scenes: Iterator[Scene], draw: Path | None) -> tuple[Tally, Tally]:
     for scene in scenes:
         for tally, method in ((new, new_proposals), (old, old_bodies)):
             start = time.process_time()
-            squares = method(scene)
+            squares, estimate = method(scene)
             tally.seconds += time.process_time() - start
+            if scene.dice:
+                tally.size_ratios.append(estimate / statistics.median(die.edge_at(0.0) for die in scene.dice))
             tally.images += 1
             tally.dice += len(scene.dice)
             tally.proposals += len(squares)
@@ -236,11 +274,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, action="append", help=f"rendered frames' seed (default {CLEAN_SEEDS[0]})")
     parser.add_argument("--data", type=Path, default=DATASETS)
     parser.add_argument("--draw", type=Path, default=None, help="write the images with a missed die into this folder")
+    parser.add_argument("--sim-throws", type=int, default=100, help="throws of the simulated dice camera (0: none)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     runs: list[tuple[str, Iterator[Scene]]] = [
         (f"rendered frames (seed {seed}, {args.frames})", rendered_scenes(seed, args.frames))
         for seed in (args.seed or [CLEAN_SEEDS[0]])]
+    if args.sim_throws > 0:
+        runs.append((f"simulated dice camera ({args.sim_throws} throws)", sim_scenes(args.sim_throws)))
     for name, edges in (("dice-photos-matteop65", matteop65_edges), ("dice-photos-byler-train", byler_edges)):
         folder = args.data / name / "images"
         if folder.is_dir():

@@ -200,6 +200,19 @@ def test_the_benchmark_holds_a_proposal_to_the_die_s_centre_and_edge() -> None:
     assert not recall.covered(boxed, [DieSquare((100.0, 100.0), 38.0, 0.0)])  # held to a 56.6 px die upright
 
 
+def test_the_benchmark_reads_the_sim_camera_s_still_of_each_throw_and_reports_the_die_size_estimate() -> None:
+    recall = load_benchmark("dice_proposals_recall")
+    scenes = list(recall.sim_scenes(2))
+    assert [scene.name for scene in scenes] == ["sim-throw-1", "sim-throw-2"]
+    for scene in scenes:
+        assert scene.image.shape == (480, 640, 3) and 1 <= len(scene.dice) <= 3  # the flat dice of a banca francesa
+        assert all(20.0 < die.edge_at(0.0) < 80.0 for die in scene.dice)
+    assert scenes[0].image.tobytes() != scenes[1].image.tobytes()  # one still per throw, not two of one throw
+    tally = recall.Tally(images=2, dice=4, found=3, size_ratios=[1.0, 2.0, float("nan")])
+    assert "die's edge estimated at 1.50 (10 %: 1.10, 90 %: 1.90) of the labels'" in tally.line("new", False)
+    assert "estimated" not in recall.Tally(images=1, dice=1, size_ratios=[float("nan")]).line("old", False)
+
+
 def test_the_benchmark_names_a_bad_label_line(tmp_path) -> None:
     recall = load_benchmark("dice_proposals_recall")
     label = tmp_path / "photo.txt"
