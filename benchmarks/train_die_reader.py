@@ -5,7 +5,7 @@ Data (split by image, :func:`vision.die_samples.split_of`): the train part of
 stacked and moving dice); with ``--protocol B`` also the train part of
 ``../shared/datasets/dice-photos-matteop65/``. The acceptance threshold is fitted
 (:mod:`vision.die_reader_calibration`) on the validation parts and fresh rendered frames, read by the
-exported ONNX model through OpenCV exactly as at run time. Test parts are never touched here.
+exported ONNX model through ONNX Runtime exactly as at run time. Test parts are never touched here.
 
 Every crop is cut with :func:`vision.die_crop.rectified_crop`. Augmentation: the die's square is
 jittered (scale, shift, any turn) and the crop goes through colour (gains, channel order, grey),

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -48,6 +49,30 @@ def test_a_changed_model_is_refused_naming_the_file(tmp_path: Path) -> None:
     changed.write_bytes(bytes(data))
     with pytest.raises(ModelIntegrityError, match=f"{changed.name}: SHA-256 .* is not the"):
         DieReaderModel.load(changed)
+
+
+def test_a_file_its_card_vouches_for_that_is_no_onnx_model_is_refused_naming_it(tmp_path: Path) -> None:
+    garbled = _copy_model(tmp_path)
+    garbled.write_bytes(b"not an ONNX graph" * 64)
+    card = json.loads(card_path(garbled).read_text())
+    card["sha256"] = file_sha256(garbled)  # a card rewritten to match: the bytes pass the hash, not the runtime
+    card_path(garbled).write_text(json.dumps(card))
+    with pytest.raises(ModelIntegrityError, match=f"{garbled.name}: ONNX Runtime cannot load the model"):
+        DieReaderModel.load(garbled)
+
+
+def test_the_runtime_gives_the_probabilities_opencv_s_dnn_module_gave(model: DieReaderModel) -> None:
+    """The card's threshold was fitted on probabilities from OpenCV's DNN module; ONNX Runtime, which runs the model
+    now, must give the same ones (within 1e-5) on the same crops."""
+    rng = np.random.default_rng(5)
+    crops = [rng.integers(0, 256, (model.card.crop_px, model.card.crop_px, 3), dtype=np.uint8) for _ in range(6)]
+    size = model.card.crop_px
+    net = cv2.dnn.readNetFromONNX(str(DEFAULT_MODEL))
+    net.setInput(cv2.dnn.blobFromImages(crops, scalefactor=1.0 / 255.0, size=(size, size), swapRB=False, crop=False))
+    logits = net.forward().reshape(len(crops), -1).astype(np.float64)
+    expected = np.exp(logits - logits.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    assert np.abs(model.probabilities(crops).probabilities - expected).max() < 1e-5
 
 
 def test_a_model_without_its_card_is_refused(tmp_path: Path) -> None:
