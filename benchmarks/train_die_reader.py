@@ -272,8 +272,9 @@ def calibrate(reader: DieReaderModel, validation: Patches, photos: list[Labelled
 def main(argv: list[str] | None = None) -> int:
     global CROP_PX, WIDTHS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--protocol", choices=("A", "B"), default="A",
-                        help="A: Byler train part + rendered; B: also the matteop65 train part")
+    parser.add_argument("--protocol", choices=("A", "B"), default=None,
+                        help="A: Byler train part + rendered; B: also the matteop65 train part (default A; with "
+                             "--calibrate-only, the protocol the card states)")
     parser.add_argument("--epochs", type=int, default=80)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--rendered-frames", type=int, default=RENDERED_TRAIN_FRAMES)
@@ -289,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     CROP_PX, WIDTHS = args.crop_px, widths
     if args.calibrate_only:
         return recalibrate(args.out, args.protocol)
+    protocol = args.protocol or "A"
     import torch
 
     torch.set_num_threads(max(1, os.cpu_count() or 1))
@@ -301,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
     data = {"byler_train_images": len(photos_in(byler, "train")),
             "byler_validation_images": len(photos_in(byler, "validation"))}
-    if args.protocol == "B":
+    if protocol == "B":
         train_set = train_set + photo_patches(photos_in(matteo, "train"), "pips", rng)
         validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
         data |= {"matteop65_train_images": len(photos_in(matteo, "train")),
@@ -326,10 +328,10 @@ def main(argv: list[str] | None = None) -> int:
             "sha256": digest}
     card_path(args.out).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     reader = DieReaderModel.load(args.out)
-    calibration, validation_accuracy = calibrate(reader, validation, validation_photos(byler, matteo, args.protocol))
+    calibration, validation_accuracy = calibrate(reader, validation, validation_photos(byler, matteo, protocol))
     seconds = time.monotonic() - started
     log(f"validation accuracy {validation_accuracy:.4f}; calibration {calibration.as_dict()}")
-    card |= {"threshold": calibration.threshold, "protocol": args.protocol, "calibration": calibration.as_dict(),
+    card |= {"threshold": calibration.threshold, "protocol": protocol, "calibration": calibration.as_dict(),
              "training": {"epochs": args.epochs, "seed": SEED, "widths": list(WIDTHS), "seconds": round(seconds, 1),
                           "validation_accuracy": validation_accuracy,
                           "torch": torch.__version__, "threads": torch.get_num_threads()},
@@ -344,9 +346,15 @@ def validation_photos(byler: list[LabelledImage], matteo: list[LabelledImage], p
     return photos_in(byler, "validation") + (photos_in(matteo, "validation") if protocol == "B" else [])
 
 
-def recalibrate(model_path: Path, protocol: str) -> int:
-    """Fit the threshold of the model at ``model_path`` again (same validation data as training) and rewrite its
-    card's threshold and calibration."""
+def recalibrate(model_path: Path, protocol: str | None = None) -> int:
+    """Fit the threshold of the model at ``model_path`` again on the validation data of the protocol its card
+    states (the one it was trained under) and rewrite its card's threshold and calibration. A ``protocol`` other
+    than the card's is refused: the card would state figures fitted on other photos than its model's."""
+    stated = json.loads(card_path(model_path).read_text(encoding="utf-8")).get("protocol", "A")
+    if protocol is not None and protocol != stated:
+        raise SystemExit(f"{card_path(model_path)}: the model was trained under protocol {stated}, not {protocol}: "
+                         "its threshold is fitted on that protocol's validation photos")
+    protocol = stated
     rng = np.random.default_rng(SEED)
     byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
     validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)

@@ -9,9 +9,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from benchmark_scripts import load_benchmark
 
 from vision.declines import Decline
 from vision.dice_scoring import DiceScore, score_lines
+from vision.die_reader_calibration import figures_at, fit_threshold
 from vision.die_reader_model import (
     DEFAULT_MODEL,
     DieReaderModel,
@@ -20,7 +22,8 @@ from vision.die_reader_model import (
     decide,
     file_sha256,
 )
-from vision.die_samples import NOT_A_DIE, not_a_die_squares, rendered_samples, truth_square
+from vision.die_samples import NOT_A_DIE, not_a_die_squares, photos_in, rendered_samples, truth_square
+from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, labelled_images
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +146,42 @@ def test_below_the_threshold_the_reader_declines_with_reason_and_confidence() ->
 def test_a_crop_of_the_wrong_size_is_refused(model: DieReaderModel) -> None:
     with pytest.raises(ValueError, match="crop 0 is"):
         model.probabilities([np.zeros((10, 10, 3), np.uint8)])
+
+
+@pytest.mark.slow(seconds=20)
+def test_the_card_s_threshold_was_fitted_on_the_squares_the_stages_propose_today() -> None:
+    """The card's threshold vouches for at most 1 wrong read per 1,000 accepted on the squares the stages propose:
+    fitted on them, so a change to the stages that changes their squares must be followed by
+    ``benchmarks/train_die_reader.py --calibrate-only`` (the card then states the figures of the reader as it
+    runs). Recomputed here as that command computes them: the same squares, the same fit, and at the card's
+    threshold a wrong rate within the target."""
+    if not (BYLER_PHOTOS.is_dir() and MATTEOP65_PHOTOS.is_dir()):
+        pytest.skip("the labelled photos are not beside the repository")
+    train = load_benchmark("train_die_reader")
+    card = json.loads(card_path(DEFAULT_MODEL).read_text())
+    rng = np.random.default_rng(train.SEED)
+    byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
+    validation = train.photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
+    validation = validation + train.photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
+    validation = validation + train.render_patches(train.RENDERED_VALIDATION_SEED, train.RENDERED_VALIDATION_FRAMES)
+    model = DieReaderModel.load()
+    crops = train.read_patches(model, validation)
+    proposed, truth = train.proposal_probabilities(model, train.validation_photos(byler, matteo, card["protocol"]))
+    probabilities, labels = np.concatenate([crops, proposed]), np.concatenate([validation.labels, truth])
+    refit = fit_threshold(probabilities, labels)
+    assert refit.crops == card["calibration"]["crops"], "the stages propose other squares: calibrate again"
+    assert refit.threshold == pytest.approx(card["threshold"], abs=1e-6)
+    held = figures_at(probabilities, labels, card["threshold"])
+    assert held.wrong <= held.max_wrong_rate * held.accepted
+
+
+def test_fitting_the_threshold_again_keeps_to_the_protocol_the_card_states(tmp_path: Path) -> None:
+    """``--calibrate-only`` fits on the validation photos of the protocol the model was trained under; asking for
+    another is refused before anything is written."""
+    copy = _copy_model(tmp_path)
+    before = card_path(copy).read_text()
+    stated = json.loads(before)["protocol"]
+    other = "A" if stated == "B" else "B"
+    with pytest.raises(SystemExit, match=f"trained under protocol {stated}, not {other}"):
+        load_benchmark("train_die_reader").recalibrate(copy, other)
+    assert card_path(copy).read_text() == before
