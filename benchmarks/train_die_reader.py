@@ -260,13 +260,21 @@ def proposal_probabilities(reader: DieReaderModel, photos: list[LabelledImage]) 
     return samples.probabilities, samples.truth
 
 
+def validation_reads(reader: DieReaderModel, validation: Patches, photos: list[LabelledImage]
+                     ) -> tuple[np.ndarray, np.ndarray, float]:
+    """The model's probabilities on the validation crops and on every square the stages propose on the validation
+    photos, their true classes, and the accuracy on the crops."""
+    crops = read_patches(reader, validation)
+    proposed, truth = proposal_probabilities(reader, photos)
+    return (np.concatenate([crops, proposed]), np.concatenate([validation.labels, truth]),
+            float((crops.argmax(1) == validation.labels).mean()))
+
+
 def calibrate(reader: DieReaderModel, validation: Patches, photos: list[LabelledImage]) -> tuple[object, float]:
     """The threshold fitted on the validation crops and on every square the stages propose on the validation
     photos together, and the accuracy on the crops."""
-    crops = read_patches(reader, validation)
-    proposed, truth = proposal_probabilities(reader, photos)
-    calibration = fit_threshold(np.concatenate([crops, proposed]), np.concatenate([validation.labels, truth]))
-    return calibration, float((crops.argmax(1) == validation.labels).mean())
+    probabilities, truth, accuracy = validation_reads(reader, validation, photos)
+    return fit_threshold(probabilities, truth), accuracy
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -354,21 +362,26 @@ def recalibrate(model_path: Path, protocol: str | None = None) -> int:
     if protocol is not None and protocol != stated:
         raise SystemExit(f"{card_path(model_path)}: the model was trained under protocol {stated}, not {protocol}: "
                          "its threshold is fitted on that protocol's validation photos")
-    protocol = stated
-    rng = np.random.default_rng(SEED)
-    byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
-    validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
-    if protocol == "B":
-        validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
-    validation = validation + render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
-    reader = DieReaderModel.load(model_path)
-    calibration, accuracy = calibrate(reader, validation, validation_photos(byler, matteo, protocol))
+    probabilities, truth, accuracy = recalibration_reads(model_path, stated)
+    calibration = fit_threshold(probabilities, truth)
     card = json.loads(card_path(model_path).read_text(encoding="utf-8"))
     card |= {"threshold": calibration.threshold, "calibration": calibration.as_dict()}
     card.setdefault("training", {})["validation_accuracy"] = accuracy
     card_path(model_path).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(f"validation accuracy {accuracy:.4f}; calibration {calibration.as_dict()}")
     return 0
+
+
+def recalibration_reads(model_path: Path, protocol: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """What ``--calibrate-only`` fits on (:func:`validation_reads`): the validation parts of ``protocol``'s photos
+    and fresh rendered frames, read by the model at ``model_path``."""
+    rng = np.random.default_rng(SEED)
+    byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
+    validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
+    if protocol == "B":
+        validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
+    validation = validation + render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
+    return validation_reads(DieReaderModel.load(model_path), validation, validation_photos(byler, matteo, protocol))
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ from vision.die_reader_model import (
     decide,
     file_sha256,
 )
-from vision.die_samples import NOT_A_DIE, not_a_die_squares, photos_in, rendered_samples, truth_square
-from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, labelled_images
+from vision.die_samples import NOT_A_DIE, not_a_die_squares, rendered_samples, truth_square
+from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS
 
 
 @pytest.fixture(scope="module")
@@ -159,15 +159,7 @@ def test_the_card_s_threshold_was_fitted_on_the_squares_the_stages_propose_today
         pytest.skip("the labelled photos are not beside the repository")
     train = load_benchmark("train_die_reader")
     card = json.loads(card_path(DEFAULT_MODEL).read_text())
-    rng = np.random.default_rng(train.SEED)
-    byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
-    validation = train.photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
-    validation = validation + train.photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
-    validation = validation + train.render_patches(train.RENDERED_VALIDATION_SEED, train.RENDERED_VALIDATION_FRAMES)
-    model = DieReaderModel.load()
-    crops = train.read_patches(model, validation)
-    proposed, truth = train.proposal_probabilities(model, train.validation_photos(byler, matteo, card["protocol"]))
-    probabilities, labels = np.concatenate([crops, proposed]), np.concatenate([validation.labels, truth])
+    probabilities, labels, _ = train.recalibration_reads(DEFAULT_MODEL, card["protocol"])
     refit = fit_threshold(probabilities, labels)
     assert refit.crops == card["calibration"]["crops"], "the stages propose other squares: calibrate again"
     assert refit.threshold == pytest.approx(card["threshold"], abs=1e-6)
