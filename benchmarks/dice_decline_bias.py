@@ -8,7 +8,7 @@ the accepted faces' chi-square against 1/6, and the wrong reads; then, per decli
 share by face and whether that reason's declines depend on the face (which stage to mend).
 
     .venv/bin/python benchmarks/dice_decline_bias.py [--throws 1500] [--style translucent-red]
-        [--reader classical|staged] [--reader-config FILE] [--camera-height-mm 900]
+        [--reader classical|staged] [--reader-config FILE] [--camera-height-mm 900] [--die-edge-px 44]
 """
 
 from __future__ import annotations
@@ -44,16 +44,23 @@ def main() -> None:
     parser.add_argument("--camera-height-mm", type=float, default=900.0,
                         help="the camera's height over the table, as the sim profiles give it to the classical reader "
                              "(0: not known)")
+    parser.add_argument("--die-edge-px", type=float, default=None,
+                        help="a camera fixed over the table: the dice's edge in its frames, px "
+                             "(simulation.die_edge_px); both readers are told it within +-20 %%, as a lab's reader "
+                             "configuration states it (stages.die_edge_px). Default: each throw draws its own scale, "
+                             "and no reader is told it")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     options = DiceOptions(game="banca-francesa")
     camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), options,
-                                 CameraSimulation(seed=args.seed))
+                                 CameraSimulation(seed=args.seed, die_edge_px=args.die_edge_px))
     height = args.camera_height_mm / camera.style.edge_mm if args.camera_height_mm > 0 else None
-    config = DiceReaderConfig(expected_dice=3, camera_height_edges=height)  # as bench.rig_cameras configures it
+    told = None if args.die_edge_px is None else (0.8 * args.die_edge_px, 1.2 * args.die_edge_px)
+    # as bench.rig_cameras configures it, told the dice's size when the camera is fixed
+    config = DiceReaderConfig(expected_dice=3, camera_height_edges=height, die_edge_px=told)
     if args.reader == "staged":
         settings = load_reader_settings(args.reader_config) if args.reader_config else None
-        read_frame = staged_reader(settings, args.reader_config, expected_dice=3).read
+        read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told).read
     else:
         read_frame = lambda image: read_dice(image, config)
     table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame)

@@ -122,3 +122,17 @@ def test_a_body_where_no_die_is_read_says_how_much_the_reader_believed_a_face_wa
     assert not unsure.dice and unsure.face_likelihood == pytest.approx(0.6 + 5 * 0.4 / 6)
     none = explain_body(body, [reading(A, None, 0.99)], SETTINGS)
     assert none.face_likelihood == pytest.approx(6 * 0.01 / 6)
+
+
+def test_a_square_well_inside_a_die_read_as_another_face_reads_a_part_of_it() -> None:
+    part = DieSquare((62.0, 58.0), 30.0, 10.0)  # three quarters of A's edge, inside it: two pips of a four
+    result = explain_body(body_of(A), [reading(A, 4, 0.995), reading(part, 2, 0.998)], SETTINGS)
+    assert result.explained and [d.face for d in result.dice] == [4]
+    # a square nearly the die's size is no part of it: the disagreement stands
+    near = DieSquare((62.0, 58.0), 36.0, 10.0)
+    assert explain_body(body_of(A), [reading(A, 4, 0.995), reading(near, 2, 0.998)], SETTINGS).problem == "unreadable"
+    beside = DieSquare((60.0, 82.0), 30.0, 10.0)  # centred outside A: another die, where A lies
+    assert explain_body(body_of(A), [reading(A, 4, 0.995), reading(beside, 2, 0.998)],
+                        SETTINGS).problem == "unreadable"
+    strict = ExplanationSettings(threshold=0.9, part_share=None)
+    assert explain_body(body_of(A), [reading(A, 4, 0.995), reading(part, 2, 0.998)], strict).problem == "unreadable"

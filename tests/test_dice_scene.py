@@ -8,7 +8,7 @@ import pytest
 from synthetic_dice import die_frame
 
 from vision.declines import Decline
-from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
+from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
 from vision.dice_scene import SceneSettings, anisotropy, glare_px, judge_scene
 from vision.die_crop import DieSquare
 
@@ -156,6 +156,10 @@ def test_a_die_read_with_a_side_faces_pips_beside_it_leans_and_a_flat_die_does_n
     body = [BodyPixels(leaning, (128, 99))]
     verdict = judge_scene(frame, body, sure, EDGE, SceneSettings(expected_dice=1))
     assert verdict.decline is Decline.COCKED and "pip(s) of a side face beside its up face" in verdict.detail
+    up_face_only = np.zeros((62, 44), bool)
+    up_face_only[:42, :] = True  # the body finder took the pale side face for the cloth
+    verdict = judge_scene(frame, [BodyPixels(up_face_only, (128, 99))], sure, EDGE, SceneSettings(expected_dice=1))
+    assert verdict.decline is Decline.COCKED
     # an oblique camera sees a flat die's side faces, pips and all: not judged so
     assert judge_scene(frame, body, sure, EDGE, SceneSettings(expected_dice=1, leaning_check=False)).accepted
     shadow = frame.copy()
@@ -172,3 +176,49 @@ def test_a_smeared_body_that_shows_a_die_not_read_is_motion_not_cocked() -> None
     sharp, sharp_bodies = die_frame([(150, 120)])
     still = BodyExplanation((), "unexplained", "no die is read in it", sharp_bodies[0].area_px, face_likelihood=0.8)
     assert judge_scene(sharp, sharp_bodies, [still], EDGE, SceneSettings()).decline is Decline.COCKED
+
+
+def die_with_beside(paint) -> tuple[np.ndarray, list[BodyPixels]]:
+    """A die read 5 at (150, 120) whose body also holds the 40 x 30 px below it, painted by ``paint``."""
+    frame, _ = die_frame([(150, 120)])
+    paint(frame)
+    body = np.zeros((72, 42), bool)
+    body[:, :] = True
+    return frame, [BodyPixels(body, (129, 99))]
+
+
+def judged_with_beside(frame: np.ndarray, bodies: list[BodyPixels], beside: DieReading | None = None,
+                       **settings: object) -> object:
+    readings = [read(150, 120)] + ([beside] if beside is not None else [])
+    explanation = explain_body(bodies[0], readings, ExplanationSettings(threshold=0.9))
+    assert explanation.problem == "unexplained" and explanation.leftover is not None
+    return judge_scene(frame, bodies, [explanation], EDGE, SceneSettings(expected_dice=1, **settings))
+
+
+def soft_shadow(frame: np.ndarray) -> None:
+    cv2.rectangle(frame, (129, 141), (171, 171), (20, 60, 20), -1)
+    frame[135:175, 120:180] = cv2.GaussianBlur(frame[135:175, 120:180], (0, 0), 2.0)
+
+
+def test_plain_pixels_beside_a_die_read_are_no_die_but_pips_glare_or_a_face_there_decline() -> None:
+    frame, bodies = die_with_beside(soft_shadow)
+    verdict = judged_with_beside(frame, bodies)
+    assert verdict.accepted and [d.face for d in verdict.dice] == [5]  # a shadow the table model took for a body
+    assert judged_with_beside(frame, bodies, plain_leftovers=False).decline is Decline.STACKED
+
+    def die_beneath(frame: np.ndarray) -> None:
+        cv2.rectangle(frame, (129, 141), (171, 171), (225, 225, 225), -1)
+        for x in (140, 160):
+            cv2.circle(frame, (x, 156), 4, (20, 20, 20), -1)
+    frame, bodies = die_with_beside(die_beneath)
+    verdict = judged_with_beside(frame, bodies)
+    assert verdict.decline is Decline.STACKED and "beside the 1 read" in verdict.detail
+
+    def glare_beside(frame: np.ndarray) -> None:
+        cv2.circle(frame, (150, 158), 12, (255, 255, 255), -1)  # on the cloth, it may hide the rest of the die read
+    frame, bodies = die_with_beside(glare_beside)
+    assert judged_with_beside(frame, bodies).decline is Decline.GLARE
+
+    half_believed = DieReading(DieSquare((150, 160), EDGE), (0.1, 0.1, 0.1, 0.2, 0.1, 0.1, 0.3))
+    frame, bodies = die_with_beside(soft_shadow)
+    assert judged_with_beside(frame, bodies, half_believed).decline is Decline.STACKED

@@ -72,6 +72,27 @@ def test_same_seed_same_frames(tmp_path: Path) -> None:
     assert [a.read().sha256 for _ in range(4)] == [b.read().sha256 for _ in range(4)]
 
 
+def _throw_edges(camera: SimulatedDiceCamera, throws: int) -> list[float]:
+    """The true edge (px, the median of the throw's dice) of each of ``throws`` throws' still frames."""
+    edges = []
+    while len(edges) < throws:
+        frame = camera.read()
+        if frame.truth is not None:
+            edges.append(float(np.median([die.edge_px for die in frame.truth.dice])))
+            camera._queue.clear()  # the next throw
+    return edges
+
+
+def test_a_camera_fixed_over_the_table_keeps_its_scale_and_a_moved_one_does_not() -> None:
+    fixed = SimulatedDiceCamera(DiceSimulator(), DiceOptions(), CameraSimulation(nuisance="none", die_edge_px=44.0))
+    edges = _throw_edges(fixed, 6)
+    assert all(abs(edge - 44.0) < 0.05 * 44.0 for edge in edges)  # perspective alone moves it
+    moved = _throw_edges(SimulatedDiceCamera(DiceSimulator(), DiceOptions(), CameraSimulation(nuisance="none")), 6)
+    assert max(moved) - min(moved) > 5.0
+    with pytest.raises(ValueError, match="die_edge_px"):
+        CameraSimulation(die_edge_px=4.0)
+
+
 def _wheel(tmp_path: Path, simulator: RouletteSimulator, simulation: CameraSimulation) -> tuple[WheelModel, RouletteCamera]:
     state = tmp_path / "wheel.json"
     state.write_text(json.dumps({"game": 0}))

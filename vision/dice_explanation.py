@@ -6,15 +6,18 @@ and the per-die reader reads each square's crop; this stage decides what the bod
 
 1. The *sure* readings (a face 1..6 at or above the calibrated acceptance threshold) are gathered into
    *sites*: readings whose centres lie within ``same_die_share`` of an edge of each other are of one die.
-   Two sure readings of one site that give different faces make the body unreadable (the reader does not
+   A sure reading of a square well inside a larger square read as another face frames a part of that die's
+   face (two pips of a four are a two, three of a six a three) and is set aside (``part_share``). Any other
+   two sure readings of one site that give different faces make the body unreadable (the reader does not
    know which face it sees) — never the more confident one.
 2. Two sites closer than ``apart_share`` of an edge would be two dice in one place: unreadable.
 3. The sites must explain the body: its pixels outside every site's square, grown by the side faces a
    flat die may show to this camera (``side_share`` of an edge on each side), its shadow aside (pixels
    darker than the table but of its colour), must stay under
    ``unexplained_share`` of a die's area, and the body may not be larger than its dice could make it. A
-   body not so explained is returned *unexplained*: what it holds beyond its sites (a leaning die, a die
-   on another, a smear, glare) is for the scene's judge to name, never read.
+   body not so explained is returned *unexplained*, with the pixels its sites leave: what it holds beyond
+   its sites (a leaning die, a die on another, a smear, glare, or nothing but a shadow) is for the scene's
+   judge to name, never read.
 
 A site is one die; its reading is its most confident sure reading. Nothing here is a guess: a body is
 either explained whole, or declined with the reason and the figures that made it so.
@@ -114,6 +117,10 @@ class ExplanationSettings:
     """Side face a flat die may show to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
     same_die_share: float = 0.5
     apart_share: float = 0.75
+    part_share: float | None = 0.85
+    """A sure reading whose square is at most this share of another sure reading's, centred inside it, and read
+    as another face, reads a part of that die's face, and is set aside (``None``: it makes the body
+    unreadable)."""
     unexplained_share: float = 0.25
     """Body pixels no site explains, as a share of one die's area, above which the body is unexplained."""
 
@@ -140,6 +147,11 @@ class BodyExplanation:
     face_likelihood: float = 1.0
     """The most probability any square of the body gave to the faces together (1 - "not a flat readable die"):
     near 0 when the reader is sure no square holds a die's face."""
+    leftover: np.ndarray | None = None
+    """bool, as the body's mask: with dice read in a body they do not explain, its pixels they leave (for the
+    scene's judge to tell a shadow or a glare spot on the cloth from a die)."""
+    leftover_face_likelihood: float = 0.0
+    """The most probability a square centred on the leftover pixels gave to the faces together."""
 
     @property
     def explained(self) -> bool:
@@ -154,9 +166,29 @@ def _where(square: DieSquare) -> str:
     return f"({square.centre_px[0]:.0f}, {square.centre_px[1]:.0f})"
 
 
+def _within(inner: DieSquare, outer: DieSquare, share: float) -> bool:
+    """Whether ``inner`` is at most ``share`` of ``outer``'s edge and its centre lies inside ``outer``."""
+    if inner.edge_px > share * outer.edge_px:
+        return False
+    contour = outer.corners().reshape(-1, 1, 2).astype(np.float32)
+    return cv2.pointPolygonTest(contour, (float(inner.centre_px[0]), float(inner.centre_px[1])), False) >= 0
+
+
+def _part_reads(sure: Sequence[DieReading], share: float) -> set[int]:
+    """The indices of sure readings of a part of a die: a square at most ``share`` of the edge of another sure
+    reading's square and centred inside it, read as another face (a square smaller than the die frames a part
+    of its face: two pips of a four read as a two, three of a six as a three)."""
+    return {i for i, small in enumerate(sure)
+            if any(small.face != large.face and _within(small.square, large.square, share) for large in sure)}
+
+
 def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tuple[list[DieReading], str]:
     """The sure readings gathered into sites (the most confident reading of each), or a disagreement."""
-    sure = sorted((r for r in readings if r.sure(settings.threshold)), key=lambda r: -r.confidence)
+    sure = [r for r in readings if r.sure(settings.threshold)]
+    if settings.part_share is not None:
+        parts = _part_reads(sure, settings.part_share)
+        sure = [r for i, r in enumerate(sure) if i not in parts]
+    sure.sort(key=lambda r: -r.confidence)
     sites: list[list[DieReading]] = []
     for reading in sure:
         edge = reading.square.edge_px
@@ -177,14 +209,19 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
     return best, ""
 
 
-def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> int:
-    """Body pixels outside every die's square grown by its side faces, its shadow aside."""
+def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> np.ndarray:
+    """bool, as the body's mask: its pixels outside every die's square grown by its side faces, its shadow aside."""
     grown = [DieSquare(die.square.centre_px, die.square.edge_px * (1.0 + 2.0 * side_share), die.square.angle_deg)
              for die in dice]
     left = body.mask & ~body.under(grown)
     if body.shade is not None and dice:
         left &= ~body.shade
-    return int(np.count_nonzero(left))
+    return left
+
+
+def _centred_on(body: BodyPixels, pixels: np.ndarray, square: DieSquare) -> bool:
+    col, row = int(square.centre_px[0] - body.origin[0]), int(square.centre_px[1] - body.origin[1])
+    return 0 <= row < pixels.shape[0] and 0 <= col < pixels.shape[1] and bool(pixels[row, col])
 
 
 def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: ExplanationSettings) -> BodyExplanation:
@@ -196,9 +233,11 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
         likelihood = max((r.face_likelihood for r in readings), default=0.0)
         return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0))
     die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))
-    left = _unexplained(body, dice, settings.side_share)
+    leftover = _unexplained(body, dice, settings.side_share)
+    left = int(np.count_nonzero(leftover))
     if left > settings.unexplained_share * die_area:
+        beside = max((r.face_likelihood for r in readings if _centred_on(body, leftover, r.square)), default=0.0)
         return BodyExplanation(tuple(dice), "unexplained",
                                f"{left / die_area:.2f} of a die's area beside the {len(dice)} read is no die read",
-                               left)
+                               left, leftover=leftover, leftover_face_likelihood=min(float(beside), 1.0))
     return BodyExplanation(tuple(dice))

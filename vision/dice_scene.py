@@ -8,7 +8,10 @@ unexplained. This stage gives the frame's verdict, declining it when
 - a die read, or a body not explained, is whitened over more than a pip by glare: saturated, and whiter than
   its own level (``glare``; a pip under the spot may be hidden, so even a sure reading is unsafe);
 - a body is not explained and holds a die read beside more than half a die's area that is no die read:
-  a die on or under another (``stacked``, p217-2007/cussec/6);
+  a die on or under another (``stacked``, p217-2007/cussec/6). The pixels beside the dice read are first
+  looked at: when they are plain (no pip-sized spot, no glare, no square centred on them that the reader
+  half reads as a face) they are a shadow, a glare-free patch of cloth or a die's rim, which the table model
+  took for the body, and the body is judged as read (:func:`plain_leftover`);
 - a die read shows a side face's pips beside its up face (a camera over the table), or a body of about a
   die's size is not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
   flat die of that size reads surely;
@@ -36,7 +39,8 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
-from vision.dice_side_faces import side_face_spots
+from vision.dice_side_faces import pip_sized_spots, side_face_spots
+from vision.die_crop import DieSquare
 
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                  Decline.UNREADABLE, Decline.WRONG_COUNT)
@@ -79,6 +83,18 @@ class SceneSettings:
     side faces."""
     pip_share: float = 0.18
     """A pip's diameter as a share of the die's edge (for the glare area)."""
+    plain_leftovers: bool = True
+    leftover_spot_contrast: float = 25.0
+    """A body's pixels beside the dice read in it that hold no pip-sized spot of this contrast (grey levels), and on
+    which no square centred reads as a face with ``die_likelihood`` or more, are plain: a shadow, a glare spot on
+    the cloth, a die's rim. They are no die, so the body is judged as read (``plain_leftovers`` False: such a body
+    is unexplained). A side face of a leaning die, or a die beneath another, shows pips."""
+    pip_shape: tuple[float, float] = (3.0, 0.4)
+    """A pip-sized spot beside the dice read counts as a pip when no longer than this many times its width and
+    filling this share of its rotated box (a pip squeezed on a leaning die's side face, 0.4 to 0.65 of an edge
+    wide, is 1.5 to 2.5 times longer than wide; a die's outline or a rail's edge is a sliver)."""
+    side_share: float = 0.12
+    """Side face a flat die shows to this camera, as a share of its edge (the staged reader sets its own)."""
 
     def __post_init__(self) -> None:
         if self.expected_dice is not None and not 1 <= self.expected_dice <= 10:
@@ -172,13 +188,46 @@ def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> floa
     return ratio if ratio < settings.motion_anisotropy else None
 
 
+def plain_leftover(patch: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
+                   settings: SceneSettings) -> bool:
+    """Whether the pixels a body's dice read leave unexplained are plain (see :attr:`SceneSettings.plain_leftovers`):
+    no square centred on them reads as a face, they hold no pip-sized spot, and no glare whitens more than
+    ``glare_pips`` pips' area of them (a glare spot beside a die read may hide the rest of it, p217-2007/cussec/6).
+    ``patch`` is the frame's pixels over the body's box."""
+    if not (settings.plain_leftovers and explanation.dice and explanation.leftover is not None
+            and explanation.leftover_face_likelihood < settings.die_likelihood):
+        return False
+    pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
+    glare = glare_px(patch, explanation.leftover, settings.glare_level, settings.glare_saturation)
+    if glare > settings.glare_pips * pip_area:
+        return False
+    centres = _pip_centres_beside(body, explanation, die_edge_px, settings.side_share)
+    return pip_sized_spots(_grey(patch), centres, die_edge_px, settings.leftover_spot_contrast, by_centre=True,
+                           shape=settings.pip_shape) == 0
+
+
+def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
+                        side_share: float) -> np.ndarray:
+    """Where a pip beside the dice read may have its centre: in the body a tenth of an edge from its outline (a pip
+    lies within its face; the notch between two dice and a die's outline lie on the body's edge), off the squares
+    read grown by the side faces a flat die shows to this camera (their own pips and side faces), the shade
+    included (a leaning die's side face may pass for shade)."""
+    inset = max(1, round(0.1 * die_edge_px))
+    inner = cv2.erode(body.mask.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                                            (2 * inset + 1, 2 * inset + 1))) > 0
+    grown = [DieSquare(die.square.centre_px, die.square.edge_px * (1.0 + 2.0 * side_share), die.square.angle_deg)
+             for die in explanation.dice]
+    return inner & ~body.under(grown)
+
+
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
-               settings: SceneSettings) -> tuple[Decline, str] | None:
-    """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it)."""
+               settings: SceneSettings, neighbours: Sequence[DieReading] = ()) -> tuple[Decline, str] | None:
+    """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it);
+    ``neighbours``: the dice read in the frame's other bodies (their pips are no side face of this body's)."""
     patch = _patch(frame, body)
     grey = _grey(patch)
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
-    if explanation.explained:
+    if explanation.explained or plain_leftover(patch, body, explanation, die_edge_px, settings):
         faces = body.under([die.square for die in explanation.dice])  # their faces, not shadows or side faces
         ratio = anisotropy(grey, faces)
         if ratio < settings.motion_anisotropy:
@@ -188,7 +237,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
             return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
         if settings.leaning_check:
             for die in explanation.dice:
-                others = [other for other in explanation.dice if other is not die]
+                others = [other for other in (*explanation.dice, *neighbours) if other is not die]
                 spots = side_face_spots(grey, body, die, others, die_edge_px)
                 if spots >= settings.leaning_spots:
                     x, y = die.square.centre_px
@@ -237,10 +286,11 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         if shows_no_die(body, explanation, settings):
             no_die.append(body)
             continue
-        problem = judge_body(frame, body, explanation, die_edge_px, settings)
+        neighbours = [die for other in explanations if other is not explanation for die in other.dice]
+        problem = judge_body(frame, body, explanation, die_edge_px, settings, neighbours)
         if problem is not None:
             declines.append(problem)
-        dice.extend(explanation.dice if explanation.explained else ())
+        dice.extend(explanation.dice if explanation.explained or problem is None else ())
     if arena is not None:
         for die in dice:
             if not _inside(arena, die.square.centre_px):

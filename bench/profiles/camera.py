@@ -46,6 +46,10 @@ class CameraSimulation(Strict):
     """ArUco markers on the wheel surround (calibration by homography; ellipse fitting without)."""
     target: bool = True
     """A printed ArUco calibration board in view, for measuring dimensions in mm."""
+    die_edge_px: Annotated[float, Field(ge=16.0, le=120.0)] | None = None
+    """A dice camera fixed over the table: the dice's edge in its frames, px, the same every throw (as a lab's
+    camera on its mount; a staged reader's configuration may then state it, ``stages.die_edge_px``). ``None``:
+    each throw draws its own scale, 30 to 56 px, as a camera moved between throws would."""
 
     @model_validator(mode="after")
     def _shares_add_up_to_at_most_one(self) -> CameraSimulation:

@@ -4,7 +4,9 @@ Each throw ``t`` is drawn from its own generators: the dice's faces from
 ``(simulator seed, t)`` (fair, or one face loaded, as the profile's ``[simulator]``
 says), and everything the camera adds from ``(camera seed, t)``: where the dice land,
 light, glare, perspective, and the injected decline cases (a cocked die, stacked
-dice) at the rates of the camera's ``simulation`` table. A throw is shown as a few
+dice) at the rates of the camera's ``simulation`` table, and the scale: the dice's edge in
+px, the same every throw for a camera fixed over the table (``simulation.die_edge_px``), else
+drawn for each throw. A throw is shown as a few
 frames of dice tumbling (motion-blurred, moving) and then still frames of the dice at
 rest, each still frame with its own sensor noise and JPEG encoding, as a real camera
 delivers them (the tumbling frames are the resting scene smeared and shifted: they
@@ -88,7 +90,10 @@ class SimulatedDiceCamera(Camera):
             faults.append("cocked")
         if rng.random() < self.simulation.stacked_rate:
             faults.append("stacked")
-        scene = random_dice_scene(rng, self.options.dice_per_throw, self.style, faults=tuple(faults), size=self.size)
+        fixed = self.simulation.die_edge_px
+        scale = {} if fixed is None else {"edge_px": (fixed, fixed)}
+        scene = random_dice_scene(rng, self.options.dice_per_throw, self.style, faults=tuple(faults), size=self.size,
+                                  **scale)
         faces = self.physical_faces(throw)
         dice = tuple(dataclasses.replace(die, face=faces[i]) if i < len(faces) else die
                      for i, die in enumerate(scene.dice))
