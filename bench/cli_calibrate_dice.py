@@ -12,27 +12,52 @@ with no wrong read do not show that a lower threshold keeps wrong reads rare. Th
 written with the threshold, the model's hash it was fitted for, the figures at the threshold written and,
 under ``fit``, those of the fit; the figures are printed, with the upper bound that says how far so many
 photos vouch for the rate.
+
+A camera fixed on its mount sees the dice at one size. Unless the configuration states it already (or
+``--no-measure-die-size``), the dice's edge is measured first on the squares the reader reads surely and
+rightly (:func:`vision.die_size_calibration.fit_die_size`); when the photos agree on it, it is written for
+the stages (``stages.die_edge_px``) and the threshold is fitted on what the stages propose told it, as
+they will run.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from bench.cli_read import console, input_error, load_image
 from vision.image_file import DEFAULT_MAX_PIXELS
 
+if TYPE_CHECKING:
+    from vision.dice_calibration_samples import CalibrationSamples
+    from vision.dice_pipeline import StagedDiceReader
+    from vision.yolo_labels import LabelledImage
 
-def _labelled(paths: list[Path]) -> list:  # list[LabelledImage]
+
+def _labelled(paths: list[Path]) -> list[LabelledImage]:
     from vision.yolo_labels import labelled_images
 
-    items = []
+    items: list[LabelledImage] = []
     for path in paths:
         items += labelled_images(path)
     return items
+
+
+def _samples(items: Sequence[LabelledImage], reader: StagedDiceReader, max_pixels: int,
+             description: str) -> CalibrationSamples:
+    """The reader's readings of every square its stages propose on the labelled photos ``items``, with progress."""
+    from rich.progress import Progress
+
+    from vision.dice_calibration_samples import calibration_samples
+
+    with Progress(console=console, transient=True) as progress:
+        photos = ((load_image(item.image, max_pixels), item.dice)
+                  for item in progress.track(items, description=description))
+        return calibration_samples(photos, reader.reader, reader.stages)
 
 
 def calibrate_dice(
@@ -45,16 +70,18 @@ def calibrate_dice(
     side_share: Annotated[float | None, typer.Option(help="Side face a flat die shows to this camera, share of "
                                                           "its edge (0.12 overhead, ~0.45 oblique).")] = None,
     max_pixels: Annotated[int, typer.Option(help="Refuse images larger than this many pixels.")] = DEFAULT_MAX_PIXELS,
+    measure_die_size: Annotated[bool, typer.Option(
+        "--measure-die-size/--no-measure-die-size",
+        help="Measure the dice's edge in the photos (a camera fixed on its mount) and write it for the stages, "
+             "then fit the threshold on what they propose told it.")] = True,
 ) -> None:
     """Fit the dice reader's acceptance threshold on labelled photos; writes the reader configuration."""
-    from rich.progress import Progress
-
     from bench.rundir import atomic_write_text
-    from vision.dice_calibration_samples import calibration_samples
     from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings, settings_json
     from vision.dice_staged_reader import staged_reader
     from vision.die_reader_calibration import figures_at, fit_threshold, lab_threshold
     from vision.die_reader_model import ModelIntegrityError
+    from vision.die_size_calibration import fit_die_size
     from vision.yolo_labels import LabelError
 
     if not 0.0 <= max_wrong < 1.0:
@@ -65,10 +92,18 @@ def calibrate_dice(
             settings = settings.model_copy(update={"side_share": side_share})
         reader = staged_reader(settings, start)
         items = _labelled(folders)
-        with Progress(console=console, transient=True) as progress:
-            photos = ((load_image(item.image, max_pixels), item.dice)
-                      for item in progress.track(items, description="reading the photos"))
-            samples = calibration_samples(photos, reader.reader, reader.stages)
+        samples = _samples(items, reader, max_pixels, "reading the photos")
+        size_record: dict[str, object] = {"reason": "not measured (--no-measure-die-size)"}
+        if settings.stages.get("die_edge_px") is not None:
+            size_record = {"reason": "stated by the configuration", "die_edge_px": settings.stages["die_edge_px"]}
+        elif measure_die_size:
+            size = fit_die_size(samples.labelled_edges, samples.probabilities, samples.truth, reader.reader.threshold)
+            size_record = size.as_dict()
+            if size.edge_px is not None:  # fit the threshold on the squares the stages propose told the size
+                settings = settings.model_copy(update={"stages": {**settings.stages,
+                                                                  "die_edge_px": list(size.edge_px)}})
+                reader = staged_reader(settings, start)
+                samples = _samples(items, reader, max_pixels, "reading the photos told the dice's size")
     except (LabelError, ModelIntegrityError, ValueError) as error:
         raise input_error(str(error)) from None
     if len(samples.truth) == 0:
@@ -80,6 +115,7 @@ def calibrate_dice(
     calibration = {**in_force.as_dict(), **chosen.as_dict(), "fit": fit.as_dict(),
                    "photos": [str(folder) for folder in folders], "images": samples.images,
                    "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,
+                   "die_size": size_record,
                    "fitted": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
     fitted = settings.model_copy(update={"threshold": chosen.threshold, "model_sha256": reader.reader.sha256,
                                          "calibration": calibration})
@@ -91,6 +127,9 @@ def calibrate_dice(
         console.print(f"  (the photos alone would fit {fit.threshold:.6f}; the card's is {chosen.card:.6f}, at which "
                       f"{in_force.accepted} squares are accepted, {in_force.wrong} wrong)", markup=False,
                       highlight=False)
+    written_size = settings.stages.get("die_edge_px")
+    console.print(f"  dice's edge: {written_size} px ({size_record['reason']})" if written_size is not None else
+                  f"  dice's edge not written: {size_record['reason']}", markup=False, highlight=False)
     console.print(f"  {samples.images} photos, {samples.labelled} labelled dice "
                   f"({samples.labelled_with_a_square} with a square proposed)", markup=False, highlight=False)
     console.print(f"  at the fit: {fit.crops} squares read, {fit.accepted} accepted ({fit.accepted_share:.1%}), "

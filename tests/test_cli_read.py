@@ -222,6 +222,8 @@ def test_calibrate_dice_writes_the_readers_threshold_and_read_uses_it(tmp_path: 
     assert written["calibration"]["fit"]["threshold"] == written["calibration"]["fitted_threshold"]
     assert written["calibration"]["accepted"] <= written["calibration"]["fit"]["accepted"]
     assert written["calibration"]["images"] == 4 and written["calibration"]["labelled_dice"] == 12
+    # photos at four scales tell no one size of the dice: none is written for the stages
+    assert "die_edge_px" not in written["stages"] and "several distances" in written["calibration"]["die_size"]["reason"]
     assert "squares read" in result.stdout and "95 % upper bound" in result.stdout
     read = runner.invoke(app, ["read", "dice", str(photos), "--labels", "yolo", "--reader", str(output), "--json"])
     assert read.exit_code == 0, read.stderr
@@ -229,6 +231,41 @@ def test_calibrate_dice_writes_the_readers_threshold_and_read_uses_it(tmp_path: 
     assert figures["labelled"] == 12 and figures["wrong"] == 0
     one = runner.invoke(app, ["read", "dice", str(photos / "dice-1.png"), "--reader", str(output), "--json"])
     assert json.loads(one.stdout)["reader_sha256"] == written["model_sha256"]
+
+
+def test_calibrate_dice_measures_a_fixed_cameras_dice_and_fits_the_threshold_told_their_size(tmp_path: Path) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for seed in range(1, 9):  # a camera on its mount: every photo at one scale
+        rng = np.random.default_rng(seed)
+        scene = random_dice_scene(rng, 3, DieStyle.opaque_white(), edge_px=(44.0, 44.0))
+        image, truth = render_dice(scene, Nuisance.none(), rng)
+        cv2.imwrite(str(photos / f"dice-{seed}.png"), image)
+        height, width = image.shape[:2]
+        boxes = [(die.face, np.asarray(die.corners_px)) for die in truth.dice]  # upright boxes, as a person draws
+        (photos / f"dice-{seed}.txt").write_text("".join(
+            f"{face - 1} {c[:, 0].mean() / width:.5f} {c[:, 1].mean() / height:.5f} "
+            f"{np.ptp(c[:, 0]) / width:.5f} {np.ptp(c[:, 1]) / height:.5f}\n" for face, c in boxes))
+    output = tmp_path / "reader.json"
+    result = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(output)])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    written = json.loads(output.read_text())
+    size = written["calibration"]["die_size"]
+    assert size["squares_read_right"] >= 20 and abs(size["median_px"] - 44.0) < 3.0
+    assert written["stages"]["die_edge_px"] == size["die_edge_px"] == pytest.approx([0.8 * size["median_px"],
+                                                                                     1.2 * size["median_px"]], abs=0.06)
+    assert "dice's edge: [" in result.stdout
+    read = runner.invoke(app, ["read", "dice", str(photos), "--labels", "yolo", "--reader", str(output), "--json"])
+    assert read.exit_code == 0 and json.loads(read.stdout)["wrong"] == 0
+    # a size the configuration states is kept; --no-measure-die-size writes none
+    again = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(tmp_path / "again.json"), "--reader",
+                                str(output)])
+    assert again.exit_code == 0
+    kept = json.loads((tmp_path / "again.json").read_text())
+    assert kept["stages"]["die_edge_px"] == written["stages"]["die_edge_px"]
+    assert kept["calibration"]["die_size"]["reason"] == "stated by the configuration"
+    runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(tmp_path / "none.json"), "--no-measure-die-size"])
+    assert "die_edge_px" not in json.loads((tmp_path / "none.json").read_text())["stages"]
 
 
 def test_calibrate_dice_refuses_a_bad_label_and_a_configuration_for_another_model(tmp_path: Path) -> None:

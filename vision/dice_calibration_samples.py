@@ -11,6 +11,7 @@ be a die that is not there).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -37,16 +38,34 @@ class CalibrationSamples:
     labelled: int
     labelled_with_a_square: int
     """Labelled dice at least one proposed square matched (the rest the stages did not propose)."""
+    labelled_edges: np.ndarray | None = None
+    """The edge of the labelled die each square lies on, px, from its box turned as the square is (NaN: none;
+    rows as ``probabilities``)."""
+
+
+def label_under(square: DieSquare, labels: Sequence[LabelledDie]) -> LabelledDie | None:
+    """The labelled die the square lies on (the nearest within the matching distance), else None."""
+    best, best_distance = None, float("inf")
+    for label in labels:
+        distance = float(np.hypot(square.centre_px[0] - label.centre_px[0], square.centre_px[1] - label.centre_px[1]))
+        if distance <= MATCH_SHARE * label.size_px + MATCH_SLACK_PX and distance < best_distance:
+            best, best_distance = label, distance
+    return best
 
 
 def true_class(square: DieSquare, labels: Sequence[LabelledDie]) -> int:
     """The face index (0..5) of the labelled die the square lies on, else :data:`NOT_A_DIE`."""
-    best, best_distance = NOT_A_DIE, float("inf")
-    for label in labels:
-        distance = float(np.hypot(square.centre_px[0] - label.centre_px[0], square.centre_px[1] - label.centre_px[1]))
-        if distance <= MATCH_SHARE * label.size_px + MATCH_SLACK_PX and distance < best_distance:
-            best, best_distance = label.face - 1, distance
-    return best
+    label = label_under(square, labels)
+    return NOT_A_DIE if label is None else label.face - 1
+
+
+def labelled_edge(square: DieSquare, label: LabelledDie | None) -> float:
+    """The edge of the die ``label`` boxes, px, turned as ``square`` is: an upright box around a square of edge e
+    turned by t is e (|cos t| + |sin t|) wide and high; NaN for no label."""
+    if label is None:
+        return float("nan")
+    turn = math.radians(square.angle_deg)
+    return 0.5 * (label.width_px + label.height_px) / (abs(math.cos(turn)) + abs(math.sin(turn)))
 
 
 def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]]], reader: CropReader,
@@ -56,6 +75,7 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
     (see the module's docstring); ``reader``'s threshold decides where a second look is taken."""
     rows: list[np.ndarray] = []
     truth: list[int] = []
+    edges: list[float] = []  # of the labelled dice the squares lie on
     images = labelled = matched = 0
     for frame, labels in photos:
         images += 1
@@ -68,6 +88,9 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
         matched += sum(1 for label in labels if any(true_class(square, [label]) != NOT_A_DIE for square in squares))
         if readings:
             rows.append(np.array([reading.probabilities for reading in readings], np.float64))
-            truth.extend(true_class(square, labels) for square in squares)
+            under = [label_under(square, labels) for square in squares]
+            truth.extend(NOT_A_DIE if label is None else label.face - 1 for label in under)
+            edges.extend(labelled_edge(square, label) for square, label in zip(squares, under, strict=True))
     probabilities = np.concatenate(rows) if rows else np.zeros((0, NOT_A_DIE + 1))
-    return CalibrationSamples(probabilities, np.asarray(truth, int), images, labelled, matched)
+    return CalibrationSamples(probabilities, np.asarray(truth, int), images, labelled, matched,
+                              np.asarray(edges, np.float64))
