@@ -222,3 +222,13 @@ def test_plain_pixels_beside_a_die_read_are_no_die_but_pips_glare_or_a_face_ther
     half_believed = DieReading(DieSquare((150, 160), EDGE), (0.1, 0.1, 0.1, 0.2, 0.1, 0.1, 0.3))
     frame, bodies = die_with_beside(soft_shadow)
     assert judged_with_beside(frame, bodies, half_believed).decline is Decline.STACKED
+
+
+def test_a_die_read_at_the_frames_corner_is_judged_on_the_ring_the_frame_holds() -> None:
+    frame, bodies = die_frame([(21, 21)])
+    verdict = judge_scene(frame, bodies, [explained(read(21, 21))], EDGE, SceneSettings(expected_dice=1))
+    assert verdict.accepted
+    cv2.ellipse(frame, (21, 50), (4, 2), 0, 0, 360, (20, 20, 20), -1)  # a side face's squeezed pips below it
+    cv2.ellipse(frame, (35, 50), (4, 2), 0, 0, 360, (20, 20, 20), -1)
+    verdict = judge_scene(frame, bodies, [explained(read(21, 21))], EDGE, SceneSettings(expected_dice=1))
+    assert verdict.decline is Decline.COCKED

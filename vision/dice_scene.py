@@ -238,7 +238,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         if settings.leaning_check:
             for die in explanation.dice:
                 others = [other for other in (*explanation.dice, *neighbours) if other is not die]
-                spots = side_face_spots(grey, body, die, others, die_edge_px)
+                spots = side_face_spots(frame, die, others, die_edge_px)
                 if spots >= settings.leaning_spots:
                     x, y = die.square.centre_px
                     return Decline.COCKED, (f"die at ({x:.0f}, {y:.0f}) read {die.face} shows {spots} pip(s) of a side "

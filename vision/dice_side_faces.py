@@ -18,42 +18,49 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.dice_explanation import BodyPixels, DieReading
+from vision.dice_explanation import DieReading
 from vision.die_crop import DieSquare
 
 PIP_DIAMETER_SHARE = 0.18
 """A pip's diameter as a share of the die's edge."""
 SIDE_FACE_PIP_SHAPE = (6.0, 0.2)
 """A spot in the ring counts as a side face's pip when no longer than 6 times its width and filling 0.2 of its
-rotated box: a sliver along a neighbour's outline or the box's border is not (on rendered frames of flat dice,
-59 false leans in 300 frames without it, 45 with it; the same 14 of 200 cocked dice missed)."""
+rotated box: a sliver along a neighbour's outline is not."""
 
 
-def side_face_spots(patch: np.ndarray, body: BodyPixels, die: DieReading, others: Sequence[DieReading],
-                    die_edge_px: float, ring: tuple[float, float] = (1.3, 2.0), contrast: float = 25.0) -> int:
-    """Pip-sized spots in the box of ``body`` (``patch``: the frame's grey pixels over it) within the ring between
-    squares of ``ring`` edges (the larger of the square's and the frame's ``die_edge_px``) around ``die``'s
-    square, outside the squares of ``others`` grown by 0.3 of an edge: dark spots (a black-hat) or light ones
-    (a top-hat) of at least ``contrast`` grey levels and 0.2 to 2 pips' area. The ring is not cut to the body's
-    pixels: the body finder may take a pale side face for the cloth, or a white die's side face for shade."""
+def side_face_spots(frame: np.ndarray, die: DieReading, others: Sequence[DieReading], die_edge_px: float,
+                    ring: tuple[float, float] = (1.3, 2.0), contrast: float = 25.0) -> int:
+    """Pip-sized spots in ``frame`` (BGR or grey) within the ring between squares of ``ring`` edges (the larger of
+    the square's and the frame's ``die_edge_px``) around ``die``'s square, outside the squares of ``others``
+    grown by 0.3 of an edge: dark spots (a black-hat) or light ones (a top-hat) of at least ``contrast`` grey
+    levels and 0.2 to 2 pips' area. The ring is looked at whole, whatever the body finder made of it: it may
+    take a pale side face for the cloth, or a white die's side face for shade."""
     square = die.square
     edge = max(square.edge_px, die_edge_px)  # a square read a little small must not put its own pips in the ring
-    origin = np.asarray(body.origin, np.float32)
-    around = np.zeros(body.mask.shape, np.uint8)
+    reach = ring[1] * edge / np.sqrt(2.0) + 0.5 * edge  # the ring's corners, and the hats' reach beyond them
+    x0, y0 = (max(int(np.floor(c - reach)), 0) for c in square.centre_px)
+    x1, y1 = min(int(np.ceil(square.centre_px[0] + reach)), frame.shape[1]), \
+        min(int(np.ceil(square.centre_px[1] + reach)), frame.shape[0])
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return 0
+    window = frame[y0:y1, x0:x1]
+    grey = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY) if window.ndim == 3 else window
+    origin = np.array([x0, y0], np.float32)
+    around = np.zeros(grey.shape, np.uint8)
     cv2.fillPoly(around, [_outline(DieSquare(square.centre_px, ring[1] * edge, square.angle_deg), origin)], 1)
     cv2.fillPoly(around, [_outline(DieSquare(square.centre_px, ring[0] * edge, square.angle_deg), origin)], 0)
     for other in others:
         grown = DieSquare(other.square.centre_px, 1.3 * other.square.edge_px, other.square.angle_deg)
         cv2.fillPoly(around, [_outline(grown, origin)], 0)
-    return pip_sized_spots(patch, around > 0, edge, contrast, relative=0.4, shape=SIDE_FACE_PIP_SHAPE)
+    return pip_sized_spots(grey, around > 0, edge, contrast, shape=SIDE_FACE_PIP_SHAPE)
 
 
 def pip_sized_spots(patch: np.ndarray, pixels: np.ndarray, die_edge_px: float, contrast: float = 25.0,
-                    relative: float = 0.0, by_centre: bool = False,
+                    by_centre: bool = False,
                     shape: tuple[float, float] | None = None) -> int:
     """How many pip-sized spots lie on ``pixels`` (bool, as ``patch``: the frame's grey pixels around them), of one
     kind, the more numerous: dark spots (a black-hat) or light ones (a top-hat) of 0.2 to 2 pips' area for a die of
-    ``die_edge_px``, whose hat is at least ``contrast`` grey levels and ``relative`` of the strongest on ``pixels``.
+    ``die_edge_px``, whose hat is at least ``contrast`` grey levels.
     A spot is its part on ``pixels``, or (``by_centre``) the whole spot when its centre is on them. Given
     ``shape`` (most aspect, least fill), a spot longer than that many times its width, or filling less of its
     rotated box, is not counted: a pip, even squeezed on a side face, is round or oval; a die's dark outline or
@@ -67,8 +74,7 @@ def pip_sized_spots(patch: np.ndarray, pixels: np.ndarray, die_edge_px: float, c
     most = 0
     for operation in (cv2.MORPH_BLACKHAT, cv2.MORPH_TOPHAT):
         hat = cv2.morphologyEx(patch, operation, kernel)
-        level = max(contrast, relative * float(hat[pixels].max()))
-        spots = cv2.compare(hat, level, cv2.CMP_GE)
+        spots = cv2.compare(hat, contrast, cv2.CMP_GE)
         _, labels, stats, centres = cv2.connectedComponentsWithStats(spots if by_centre else spots & where)
         areas = stats[1:, cv2.CC_STAT_AREA]
         sized = (areas >= 0.2 * pip_area) & (areas <= 2.0 * pip_area)
