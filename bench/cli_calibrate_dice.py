@@ -14,7 +14,7 @@ under ``fit``, those of the fit; the figures are printed, with the upper bound t
 photos vouch for the rate.
 
 A camera fixed on its mount sees the dice at one size. Unless the configuration states it already (or
-``--no-measure-die-size``), the dice's edge is measured first on the squares the reader reads surely and
+``--no-die-size``), the dice's edge is measured first on the squares the reader reads surely and
 rightly (:func:`vision.die_size_calibration.fit_die_size`); when the photos agree on it, it is written for
 the stages (``stages.die_edge_px``) and the threshold is fitted on what the stages propose told it, as
 they will run.
@@ -71,7 +71,7 @@ def calibrate_dice(
                                                           "its edge (0.12 overhead, ~0.45 oblique).")] = None,
     max_pixels: Annotated[int, typer.Option(help="Refuse images larger than this many pixels.")] = DEFAULT_MAX_PIXELS,
     measure_die_size: Annotated[bool, typer.Option(
-        "--measure-die-size/--no-measure-die-size",
+        "--die-size/--no-die-size",
         help="Measure the dice's edge in the photos (a camera fixed on its mount) and write it for the stages, "
              "then fit the threshold on what they propose told it.")] = True,
 ) -> None:
@@ -93,7 +93,7 @@ def calibrate_dice(
         reader = staged_reader(settings, start)
         items = _labelled(folders)
         samples = _samples(items, reader, max_pixels, "reading the photos")
-        size_record: dict[str, object] = {"reason": "not measured (--no-measure-die-size)"}
+        size_record: dict[str, object] = {"reason": "not measured (--no-die-size)"}
         if settings.stages.get("die_edge_px") is not None:
             size_record = {"reason": "stated by the configuration", "die_edge_px": settings.stages["die_edge_px"]}
         elif measure_die_size:

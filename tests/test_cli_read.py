@@ -257,14 +257,14 @@ def test_calibrate_dice_measures_a_fixed_cameras_dice_and_fits_the_threshold_tol
     assert "dice's edge: [" in result.stdout
     read = runner.invoke(app, ["read", "dice", str(photos), "--labels", "yolo", "--reader", str(output), "--json"])
     assert read.exit_code == 0 and json.loads(read.stdout)["wrong"] == 0
-    # a size the configuration states is kept; --no-measure-die-size writes none
+    # a size the configuration states is kept; --no-die-size writes none
     again = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(tmp_path / "again.json"), "--reader",
                                 str(output)])
     assert again.exit_code == 0
     kept = json.loads((tmp_path / "again.json").read_text())
     assert kept["stages"]["die_edge_px"] == written["stages"]["die_edge_px"]
     assert kept["calibration"]["die_size"]["reason"] == "stated by the configuration"
-    runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(tmp_path / "none.json"), "--no-measure-die-size"])
+    runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(tmp_path / "none.json"), "--no-die-size"])
     assert "die_edge_px" not in json.loads((tmp_path / "none.json").read_text())["stages"]
 
 
