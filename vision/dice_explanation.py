@@ -152,6 +152,9 @@ class BodyExplanation:
     scene's judge to tell a shadow or a glare spot on the cloth from a die)."""
     leftover_face_likelihood: float = 0.0
     """The most probability a square centred on the leftover pixels gave to the faces together."""
+    beside_dice: np.ndarray | None = None
+    """bool, as the body's mask: with ``leftover``, the body's pixels outside the dice's squares grown by the side
+    faces a flat die shows to this camera, its shade included (a leaning die's side face may pass for shade)."""
 
     @property
     def explained(self) -> bool:
@@ -209,14 +212,11 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
     return best, ""
 
 
-def _unexplained(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> np.ndarray:
-    """bool, as the body's mask: its pixels outside every die's square grown by its side faces, its shadow aside."""
+def _beside_dice(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> np.ndarray:
+    """bool, as the body's mask: its pixels outside every die's square grown by its side faces."""
     grown = [DieSquare(die.square.centre_px, die.square.edge_px * (1.0 + 2.0 * side_share), die.square.angle_deg)
              for die in dice]
-    left = body.mask & ~body.under(grown)
-    if body.shade is not None and dice:
-        left &= ~body.shade
-    return left
+    return body.mask & ~body.under(grown)
 
 
 def _centred_on(body: BodyPixels, pixels: np.ndarray, square: DieSquare) -> bool:
@@ -233,11 +233,13 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
         likelihood = max((r.face_likelihood for r in readings), default=0.0)
         return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0))
     die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))
-    leftover = _unexplained(body, dice, settings.side_share)
+    beside = _beside_dice(body, dice, settings.side_share)
+    leftover = beside if body.shade is None else beside & ~body.shade  # its shadow aside
     left = int(np.count_nonzero(leftover))
     if left > settings.unexplained_share * die_area:
-        beside = max((r.face_likelihood for r in readings if _centred_on(body, leftover, r.square)), default=0.0)
+        likelihood = max((r.face_likelihood for r in readings if _centred_on(body, leftover, r.square)), default=0.0)
         return BodyExplanation(tuple(dice), "unexplained",
                                f"{left / die_area:.2f} of a die's area beside the {len(dice)} read is no die read",
-                               left, leftover=leftover, leftover_face_likelihood=min(float(beside), 1.0))
+                               left, leftover=leftover, leftover_face_likelihood=min(float(likelihood), 1.0),
+                               beside_dice=beside)
     return BodyExplanation(tuple(dice))

@@ -114,8 +114,7 @@ class StagedDiceReader:
         settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
         bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
         explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
-        scene = replace(self.scene, side_share=self.side_share,
-                        leaning_check=self.scene.leaning_check and self.side_share <= OVERHEAD_SIDE_SHARE)
+        scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
         verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, scene)
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(bodies),
                           sum(len(readings) for readings in per_body))

@@ -40,7 +40,6 @@ import numpy as np
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
 from vision.dice_side_faces import pip_sized_spots, side_face_spots
-from vision.die_crop import DieSquare
 
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                  Decline.UNREADABLE, Decline.WRONG_COUNT)
@@ -93,8 +92,6 @@ class SceneSettings:
     """A pip-sized spot beside the dice read counts as a pip when no longer than this many times its width and
     filling this share of its rotated box (a pip squeezed on a leaning die's side face, 0.4 to 0.65 of an edge
     wide, is 1.5 to 2.5 times longer than wide; a die's outline or a rail's edge is a sliver)."""
-    side_share: float = 0.12
-    """Side face a flat die shows to this camera, as a share of its edge (the staged reader sets its own)."""
 
     def __post_init__(self) -> None:
         if self.expected_dice is not None and not 1 <= self.expected_dice <= 10:
@@ -195,19 +192,19 @@ def plain_leftover(patch: np.ndarray, body: BodyPixels, explanation: BodyExplana
     ``glare_pips`` pips' area of them (a glare spot beside a die read may hide the rest of it, p217-2007/cussec/6).
     ``patch`` is the frame's pixels over the body's box."""
     if not (settings.plain_leftovers and explanation.dice and explanation.leftover is not None
+            and explanation.beside_dice is not None
             and explanation.leftover_face_likelihood < settings.die_likelihood):
         return False
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
     glare = glare_px(patch, explanation.leftover, settings.glare_level, settings.glare_saturation)
     if glare > settings.glare_pips * pip_area:
         return False
-    centres = _pip_centres_beside(body, explanation, die_edge_px, settings.side_share)
+    centres = _pip_centres_beside(body, explanation, die_edge_px)
     return pip_sized_spots(_grey(patch), centres, die_edge_px, settings.leftover_spot_contrast, by_centre=True,
                            shape=settings.pip_shape) == 0
 
 
-def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
-                        side_share: float) -> np.ndarray:
+def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge_px: float) -> np.ndarray:
     """Where a pip beside the dice read may have its centre: in the body a tenth of an edge from its outline (a pip
     lies within its face; the notch between two dice and a die's outline lie on the body's edge), off the squares
     read grown by the side faces a flat die shows to this camera (their own pips and side faces), the shade
@@ -215,9 +212,7 @@ def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge
     inset = max(1, round(0.1 * die_edge_px))
     inner = cv2.erode(body.mask.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
                                                                             (2 * inset + 1, 2 * inset + 1))) > 0
-    grown = [DieSquare(die.square.centre_px, die.square.edge_px * (1.0 + 2.0 * side_share), die.square.angle_deg)
-             for die in explanation.dice]
-    return inner & ~body.under(grown)
+    return inner & explanation.beside_dice
 
 
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,

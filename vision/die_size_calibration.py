@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.die_reader_model import NOT_A_DIE
+from vision.die_reader_model import sure_face
 
 LEAST_DICE = 20
 MOST_SPREAD = 1.3
@@ -53,7 +53,7 @@ def fit_die_size(edges: np.ndarray, probabilities: np.ndarray, truth: np.ndarray
                  ) -> DieSizeFit:
     """The dice's edge from the ``edges`` (px) of the labelled dice the proposed squares lie on (NaN: none), the
     reader's ``probabilities`` for the squares (rows, faces first) and their ``truth`` (face index, or
-    :data:`NOT_A_DIE`), at the acceptance ``threshold``."""
+    :data:`vision.die_reader_model.NOT_A_DIE`), at the acceptance ``threshold``."""
     edges = np.asarray(edges, np.float64)
     probabilities = np.asarray(probabilities, np.float64)
     truth = np.asarray(truth, int)
@@ -61,8 +61,8 @@ def fit_die_size(edges: np.ndarray, probabilities: np.ndarray, truth: np.ndarray
         raise ValueError(f"{len(edges)} edges, {len(probabilities)} probability rows and {len(truth)} truths")
     if len(edges) == 0:
         return DieSizeFit(0, None, None, None, None, "no square was proposed")
-    best = probabilities.argmax(axis=1)
-    right = (truth != NOT_A_DIE) & (best == truth) & (probabilities.max(axis=1) >= threshold) & np.isfinite(edges)
+    right = np.array([sure_face(row, threshold) == label + 1 for row, label in zip(probabilities, truth, strict=True)],
+                     bool) & np.isfinite(edges)  # a face read surely (the acceptance rule), the labelled one
     read = edges[right]
     if read.size < least_dice:
         return DieSizeFit(int(read.size), float(np.median(read)) if read.size else None, None, None, None,
