@@ -38,6 +38,8 @@ class DiceReaderIdentity:
     settings_file: str | None = None
     """The reader configuration file the profile names, if any."""
     settings_sha256: str | None = None
+    lean_model_sha256: str | None = None
+    """The staged reader's lean model (ONNX, whether a die read leans), SHA-256."""
 
     @property
     def staged(self) -> bool:
@@ -73,6 +75,7 @@ def choose_dice_reader(connection: CameraConnection, classical: DiceReaderConfig
         "staged", staged.reader.sha256, float(staged.reader.threshold),
         None if settings_file is None else str(settings_file),
         None if settings_file is None else sha256_file(Path(settings_file)),
+        None if staged.lean is None else staged.lean.sha256,
     )
     return ChosenDiceReader(staged.read, identity)
 

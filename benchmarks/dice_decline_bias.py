@@ -32,6 +32,7 @@ from drivers.sim.dice_camera import SimulatedDiceCamera
 from vision.dice import DiceReaderConfig, read_dice
 from vision.dice_reader_settings import load_reader_settings
 from vision.dice_staged_reader import staged_reader
+from vision.die_lean_model import DEFAULT_LEAN_MODEL
 
 
 def main() -> None:
@@ -41,6 +42,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20070226)
     parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
+    parser.add_argument("--lean-model", type=Path, default=DEFAULT_LEAN_MODEL,
+                        help="the staged reader's lean model (ONNX with its card; default: the bench's own)")
     parser.add_argument("--camera-height-mm", type=float, default=900.0,
                         help="the camera's height over the table, as the sim profiles give it to the classical reader "
                              "(0: not known)")
@@ -60,7 +63,8 @@ def main() -> None:
     config = DiceReaderConfig(expected_dice=3, camera_height_edges=height, die_edge_px=told)
     if args.reader == "staged":
         settings = load_reader_settings(args.reader_config) if args.reader_config else None
-        read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told).read
+        read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told,
+                                   lean_model=args.lean_model).read
     else:
         read_frame = lambda image: read_dice(image, config)
     table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame)

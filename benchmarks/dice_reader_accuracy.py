@@ -39,12 +39,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.dice import DiceRead, DiceReader
+from vision.die_lean_model import DEFAULT_LEAN_MODEL
 from vision.render.dice import FAULTS, DiceTruth
 from vision.render.dice_frames import STYLES, fault_seed, frames, reader_config
 
 READER_CONFIG: Path | None = None
 """The staged reader's configuration (``--reader-config``); None: the bench's own model. The side faces a flat die
 shows are the rendered camera's either way (0.12 of an edge from above, 0.45 from a low camera in front)."""
+LEAN_MODEL: Path = DEFAULT_LEAN_MODEL
+"""The staged reader's lean model (``--lean-model``)."""
 READER = "classical"
 """Which reader the benchmark measures: ``classical`` (:class:`vision.dice.DiceReader`) or ``staged``
 (:func:`vision.dice_staged_reader.staged_reader` with the bench's own model at its card's threshold)."""
@@ -62,7 +65,8 @@ def reader_for(truth: DiceTruth):  # -> DiceReader | StagedDiceReader
     side = 0.12 if truth.overhead_camera_mm is not None else 0.45
     if side not in _STAGED:  # the model is loaded (and its hash checked) once per camera kind
         settings = DiceReaderSettings() if READER_CONFIG is None else load_reader_settings(READER_CONFIG)
-        _STAGED[side] = staged_reader(settings.model_copy(update={"side_share": side}), READER_CONFIG)
+        _STAGED[side] = staged_reader(settings.model_copy(update={"side_share": side}), READER_CONFIG,
+                                      lean_model=LEAN_MODEL)
     reader = _STAGED[side]
     return dataclasses.replace(
         reader, scene=dataclasses.replace(reader.scene, expected_dice=config.expected_dice, arena=config.arena),
@@ -173,9 +177,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3, help="reads of each frame for the speed figure (>= 1)")
     parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
+    parser.add_argument("--lean-model", type=Path, default=DEFAULT_LEAN_MODEL,
+                        help="the staged reader's lean model (ONNX with its card; default: the bench's own)")
     args = parser.parse_args()
-    global READER, READER_CONFIG
+    global READER, READER_CONFIG, LEAN_MODEL
     READER, READER_CONFIG = args.reader, args.reader_config
+    LEAN_MODEL = args.lean_model
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1, got {args.repeats}")
     cv2.setNumThreads(1)

@@ -136,6 +136,7 @@ def jittered_crop(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Colour, perspective, blur, glare and noise, each drawn at random."""
+    size = crop.shape[0]
     out = crop.astype(np.float32)
     if rng.random() < 0.5:
         out = np.ascontiguousarray(out[:, :, rng.permutation(3)])
@@ -145,16 +146,16 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     mean = out.mean()
     out = (out - mean) * rng.uniform(0.7, 1.3) + mean
     if rng.random() < 0.4:
-        corners = np.float32([[0, 0], [CROP_PX, 0], [CROP_PX, CROP_PX], [0, CROP_PX]])
-        moved = corners + rng.uniform(-0.08, 0.08, (4, 2)).astype(np.float32) * CROP_PX
-        out = cv2.warpPerspective(out, cv2.getPerspectiveTransform(corners, moved), (CROP_PX, CROP_PX),
+        corners = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+        moved = corners + rng.uniform(-0.08, 0.08, (4, 2)).astype(np.float32) * size
+        out = cv2.warpPerspective(out, cv2.getPerspectiveTransform(corners, moved), (size, size),
                                   borderMode=cv2.BORDER_REPLICATE)
     if rng.random() < 0.4:
         out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.3, 1.3)))
     if rng.random() < 0.15:
-        yy, xx = np.mgrid[:CROP_PX, :CROP_PX]
-        cx, cy = rng.uniform(0, CROP_PX, 2)
-        radius = rng.uniform(3, 10)
+        yy, xx = np.mgrid[:size, :size]
+        cx, cy = rng.uniform(0, size, 2)
+        radius = rng.uniform(3, 10) * size / 48
         weight = rng.uniform(0.2, 0.6) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius**2))
         out = out * (1 - weight[..., None]) + 255 * weight[..., None]
     out = out + rng.normal(0, rng.uniform(0, 8), out.shape)
@@ -183,37 +184,42 @@ def training_batch(patches: Patches, rng: np.random.Generator) -> tuple[np.ndarr
 # --------------------------------------------------------------------------- model
 
 
-def build_model():  # -> torch.nn.Module
+def build_model(classes: int | None = None, crop_px: int | None = None,
+                widths: tuple[int, int, int, int] | None = None):  # -> torch.nn.Module
     """A small CNN: four 3x3 convolutions (:data:`WIDTHS`, 24-48-96-96 by default) with batch norm, max pooling after
-    the first three, then 64 units."""
+    the first three, then 64 units; ``classes`` outputs (the seven of :data:`CLASS_NAMES` by default) for crops of
+    ``crop_px`` (:data:`CROP_PX`)."""
     from torch import nn
 
     def block(a: int, b: int, pool: bool) -> list:
         layers = [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
         return layers + [nn.MaxPool2d(2)] if pool else layers
 
-    a, b, c, d = WIDTHS
+    a, b, c, d = widths or WIDTHS
+    side = (crop_px or CROP_PX) // 8
     return nn.Sequential(*block(3, a, True), *block(a, b, True), *block(b, c, True), *block(c, d, False),
-                         nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * (CROP_PX // 8) ** 2, 64), nn.ReLU(),
-                         nn.Linear(64, len(CLASS_NAMES)))
+                         nn.Flatten(), nn.Dropout(0.2), nn.Linear(d * side**2, 64), nn.ReLU(),
+                         nn.Linear(64, classes or len(CLASS_NAMES)))
 
 
-def train(patches: Patches, epochs: int, seed: int, log) -> object:
-    """Train the CNN on augmented crops of ``patches`` (AdamW, one-cycle rate)."""
+def train(patches: Patches, epochs: int, seed: int, log, model=None, batch_of=None) -> object:
+    """Train the CNN (``model``, :func:`build_model` by default) on augmented crops of ``patches`` (AdamW, one-cycle
+    rate); ``batch_of(patches, rng)`` gives one epoch's crops and labels (:func:`training_batch` by default)."""
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = build_model()
+    model = build_model() if model is None else model
+    batch_of = training_batch if batch_of is None else batch_of
     batch_size = 128
-    per_epoch = len(epoch_indices(patches.labels, np.random.default_rng(0)))
+    per_epoch = len(batch_of(patches, np.random.default_rng(0))[1])
     steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
     loss_of = torch.nn.CrossEntropyLoss()
     for epoch in range(epochs):
         started = time.monotonic()
-        crops, labels = training_batch(patches, rng)
+        crops, labels = batch_of(patches, rng)
         order = rng.permutation(len(labels))
         model.train()
         total, right = 0.0, 0
@@ -234,12 +240,13 @@ def train(patches: Patches, epochs: int, seed: int, log) -> object:
     return model
 
 
-def export(model, path: Path) -> None:
-    """Write the model as ONNX (opset 13, batch dimension free)."""
+def export(model, path: Path, crop_px: int | None = None) -> None:
+    """Write the model as ONNX (opset 13, batch dimension free) for crops of ``crop_px`` (:data:`CROP_PX`)."""
     import torch
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    example = torch.zeros(1, 3, CROP_PX, CROP_PX)
+    size = crop_px or CROP_PX
+    example = torch.zeros(1, 3, size, size)
     torch.onnx.export(model, (example,), str(path), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=13, dynamo=False)
 

@@ -266,6 +266,8 @@ class DiceReaderInfo:
     threshold: float | None = None
     settings_file: str | None = None
     settings_sha256: str | None = None
+    lean_model_sha256: str | None = None
+    """The staged reader's lean model (whether a die read leans), when it has one."""
 
     SHORT_HASH = 16
     """Hex digits of a hash the certificate prints (the journal holds all 64)."""
@@ -278,12 +280,16 @@ class DiceReaderInfo:
     def settings_short(self) -> str:
         return (self.settings_sha256 or "")[: self.SHORT_HASH]
 
+    @property
+    def lean_short(self) -> str:
+        return (self.lean_model_sha256 or "")[: self.SHORT_HASH]
+
     @classmethod
     def from_event(cls, detail: dict[str, Any]) -> DiceReaderInfo:
         threshold = detail.get("threshold")
         return cls(str(detail.get("device", "")), str(detail.get("reader", "")), detail.get("model_sha256"),
                    None if threshold is None else float(threshold), detail.get("settings_file"),
-                   detail.get("settings_sha256"))
+                   detail.get("settings_sha256"), detail.get("lean_model_sha256"))
 
 
 def _dice_readers(events: list[dict[str, Any]]) -> list[DiceReaderInfo]:

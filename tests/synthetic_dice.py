@@ -60,3 +60,18 @@ class SpotCounter:
             row[spots - 1 if centred and 1 <= spots <= 6 else 6] = 0.99
             rows.append(row)
         return np.asarray(rows)
+
+
+class LeansAt:
+    """A stand-in lean model: every die read whose centre lies left of ``x`` leans (probability 0.9, else 0.1)."""
+
+    threshold = 0.5
+    sha256 = "cd" * 32
+
+    def __init__(self, x: float) -> None:
+        self.x = x
+        self.asked: list[int] = []
+
+    def leaning(self, image: np.ndarray, squares: Sequence) -> np.ndarray:
+        self.asked.append(len(squares))
+        return np.array([0.9 if square.centre_px[0] < self.x else 0.1 for square in squares])

@@ -27,9 +27,11 @@ from reports.run_data import load_run
 from vision.dice import DiceRead, read_dice
 from vision.dice_pipeline import StagedRead
 from vision.dice_reader_settings import DiceReaderSettings, settings_json
+from vision.die_lean_model import DieLeanModel
 from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
 
 MODEL = DieReaderModel.load(DEFAULT_MODEL)
+LEAN = DieLeanModel.load()
 KEY = "equipment.dice.camera.dice_reader"
 
 
@@ -81,13 +83,15 @@ def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one
     its hash and the card's threshold, and an accepted throw shows the rendered faces (the staged reader still
     declines most clean frames: 10 accepted of 220 throws when measured)."""
     table = open_dice_table(_dice(_write(tmp_path, _profile("staged"))), tmp_path / "dice.json")
-    expected = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold}
+    expected = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
+                "lean_model_sha256": LEAN.sha256}
     assert table.reader_identity == expected
     accepted = []
     for _ in range(6):
         throw = table.next_throw()
         assert throw.reader == expected and len(throw.reads) == 3
-        assert all(isinstance(read, StagedRead) and read.reader_sha256 == MODEL.sha256 for read in throw.reads)
+        assert all(isinstance(read, StagedRead) and read.reader_sha256 == MODEL.sha256
+                   and read.lean_sha256 == LEAN.sha256 for read in throw.reads)
         assert reader_evidence(throw.reader) == {"dice_reader": expected}  # what the suites journal with it
         if throw.accepted:
             accepted.append(throw)
@@ -108,7 +112,7 @@ camera = { source = "sim", dice_reader = "staged" }
     check_dice_readers(profile, str(path))
     camera = open_dome_camera(profile.equipment["dome"], tmp_path / "dome.json")  # type: ignore[arg-type]
     assert camera.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256,
-                                      "threshold": MODEL.card.threshold}
+                                      "threshold": MODEL.card.threshold, "lean_model_sha256": LEAN.sha256}
     camera.close()
 
 
@@ -120,7 +124,7 @@ def test_a_reader_configuration_beside_the_profile_is_used_and_its_hash_named(tm
     table = open_dice_table(equipment, tmp_path / "dice.json")
     assert table.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": 0.97,
                                      "settings_file": str(reader_file.absolute()),
-                                     "settings_sha256": sha256_file(reader_file)}
+                                     "settings_sha256": sha256_file(reader_file), "lean_model_sha256": LEAN.sha256}
     table.close()
 
 
@@ -214,13 +218,14 @@ def test_the_certificate_names_the_staged_readers_model_and_threshold_in_both_la
     settings = "fedcba9876543210" + "a" * 48
     run = _with_reader_event(build_run(tmp_path / "run"), {
         "device": "dice", "reader": "staged", "model_sha256": model, "threshold": 0.9312,
-        "settings_file": "/lab/readers/arena-1.json", "settings_sha256": settings})
+        "settings_file": "/lab/readers/arena-1.json", "settings_sha256": settings,
+        "lean_model_sha256": "99aabbccddeeff00" + "1" * 48})
     data = load_run(run, load_catalogue())
     english, portuguese = render_certificate(data, "en"), render_certificate(data, "pt")
     assert ("Dice readers: dice — staged reader, per-die model 0123456789abcdef…, acceptance threshold 0.931, "
-            "reader configuration fedcba9876543210….") in english
+            "lean model 99aabbccddeeff00…, reader configuration fedcba9876543210….") in english
     assert ("Leitores dos dados: dice — leitor por etapas, modelo por dado 0123456789abcdef…, limiar de aceitação "
-            "0,931, configuração do leitor fedcba9876543210….") in portuguese
+            "0,931, modelo de inclinação 99aabbccddeeff00…, configuração do leitor fedcba9876543210….") in portuguese
     assert model not in english  # shortened to 16 hex digits: the journal holds the whole hash
 
 
@@ -237,7 +242,8 @@ def test_a_staged_certification_journals_the_reader_of_every_throw_and_names_it(
         finished.output.split())  # not "--resume completes it": a resumed run reads with the same reader
     assert "equipment.dice.camera.dice_reader: the staged dice reader has not yet met its benchmark targets" in \
         " ".join(finished.output.split())  # the run says the reader is not yet fit for a certificate
-    identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold}
+    identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
+                "lean_model_sha256": LEAN.sha256}
     with Journal(finished.run_dir / Journal.FILENAME, create=False) as journal:
         throws = journal.rows("observations", "stream = 'dice/throws'")
         declined = journal.rows("observations", "stream = 'dice/declined-throws'")

@@ -39,6 +39,9 @@ def test_a_configuration_is_read_back_as_written(tmp_path: Path) -> None:
     ('{"scene": {"glare": 0.3}}', "scene: unknown setting\\(s\\) glare"),
     ('{"stages": {"work_long_side": 320}}', "stages: unknown setting\\(s\\) work_long_side"),
     ('{"scene": {"motion_anisotropy": 2}}', "scene: motion_anisotropy must be within"),
+    ('{"stages": {"die_edge_px": [40, "50"]}}', r"stages: die_edge_px must be \(least, most\) .*got \(40, '50'\)"),
+    ('{"stages": {"die_edge_px": [40, 50, 60]}}', r"stages: die_edge_px must be \(least, most\)"),
+    ('{"stages": {"die_edge_px": [50, 10]}}', r"stages: die_edge_px must be \(least, most\) with 0 < least <= most"),
     ('{"threshold": 0.9,\n "side_share" 0.3}', "not JSON \\(line 2, column 15"),
 ])
 def test_a_bad_configuration_is_named_by_file_and_field(tmp_path: Path, content: str, message: str) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 import pytest
-from synthetic_dice import SpotCounter, die_frame
+from synthetic_dice import LeansAt, SpotCounter, die_frame
 
 from vision.dice_explanation import DieReading
 from vision.dice_pipeline import StagedDiceReader, read_bodies
@@ -72,5 +72,5 @@ def test_a_die_whose_proposed_squares_lie_off_its_centre_is_read_by_the_second_l
     assert [r.face for r in first[0]] == [5] and first[0][0].confidence == pytest.approx(0.6)
     looked = read_bodies(frame, off_centre, reader, 40.0)
     assert len(looked[0]) == 9 and any(r.sure(0.9) and r.face == 5 for r in looked[0])
-    read = StagedDiceReader(NearSighted(), SceneSettings(expected_dice=1)).read(frame)
+    read = StagedDiceReader(NearSighted(), SceneSettings(expected_dice=1), lean=LeansAt(0.0)).read(frame)
     assert read.accepted and read.faces == (5,)

@@ -11,10 +11,11 @@ Stages, each a module with a typed result:
 4. explain each body by its sure readings (:mod:`vision.dice_explanation`: at or above the reader's
    calibrated acceptance threshold, exactly one set of dice for the whole body);
 5. judge the scene (:mod:`vision.dice_scene`: motion, glare, stacked, cocked, outside the arena, the
-   game's count).
+   game's count); with a camera over the table, whether each die read leans is the lean model's verdict
+   (:mod:`vision.die_lean_model`, one batch for the frame's dice).
 
-Every read names the per-die reader that made it (its model's SHA-256), so a certificate names the exact
-reader. A declined read is never an outcome.
+Every read names the per-die reader that made it (its model's SHA-256) and the lean model that judged it, so a
+certificate names the exact reader. A declined read is never an outcome.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_bodies import Bodies, Body, find_bodies
-from vision.dice_explanation import BodyPixels, DieReading, ExplanationSettings, explain_body
+from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
 from vision.dice_proposals import propose_squares
-from vision.dice_scene import SceneSettings, judge_scene
+from vision.dice_scene import LeanJudgement, SceneSettings, judge_scene
 from vision.dice_second_look import SecondLookSettings, around, seeds
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
@@ -48,6 +49,16 @@ class CropReader(Protocol):
     def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray: ...
 
 
+class LeanReader(Protocol):
+    """The learned lean check (:class:`vision.die_lean_model.DieLeanModel`): the probability that each die read
+    leans, and the threshold at which it does."""
+
+    threshold: float
+    sha256: str
+
+    def leaning(self, image: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray: ...
+
+
 @dataclass(frozen=True)
 class StagedRead:
     """What the staged reader made of one frame: the verdict, and the work behind it for the evidence."""
@@ -58,6 +69,8 @@ class StagedRead:
     reader_sha256: str
     bodies: int
     readings: int
+    lean_sha256: str | None = None
+    """The lean model that judged whether the dice read lean (None: an oblique camera, or no model)."""
 
     @property
     def accepted(self) -> bool:
@@ -72,7 +85,8 @@ class StagedRead:
         """A JSON-ready dict, as :meth:`vision.dice_types.DiceRead.to_json` with the reader's hash."""
         return {"accepted": self.accepted, "faces": list(self.faces),
                 "decline": None if self.decline is None else str(self.decline), "detail": self.detail,
-                "dice": [die.to_json() for die in self.dice], "reader_sha256": self.reader_sha256}
+                "dice": [die.to_json() for die in self.dice], "reader_sha256": self.reader_sha256,
+                **({} if self.lean_sha256 is None else {"lean_sha256": self.lean_sha256})}
 
 
 def body_in_frame(body: Body, pips: int = 0, bodies: Bodies | None = None) -> BodyPixels:
@@ -89,7 +103,24 @@ def body_in_frame(body: Body, pips: int = 0, bodies: Bodies | None = None) -> Bo
 
 OVERHEAD_SIDE_SHARE = 0.2
 """A camera whose flat dice show side faces of at most this share of an edge looks down on the table: a side
-face with pips beside a die read is a die that leans (:mod:`vision.dice_side_faces`)."""
+face beside a die read is a die that leans, and the lean model (:mod:`vision.die_lean_model`) judges every die
+read."""
+
+
+@dataclass(frozen=True)
+class ExplainedFrame:
+    """A frame after the first four stages: the die's size in it, its bodies and each body's explanation."""
+
+    die_edge_px: float
+    bodies: list[BodyPixels]
+    explanations: list[BodyExplanation]
+    readings: int
+    """Squares read, both looks."""
+
+    @property
+    def dice(self) -> list[DieReading]:
+        """The dice the explanations read, body by body."""
+        return [die for explanation in self.explanations for die in explanation.dice]
 
 
 @dataclass(frozen=True)
@@ -103,9 +134,12 @@ class StagedDiceReader:
     """Side face a flat die shows to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
 
     second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
+    lean: LeanReader | None = None
+    """Whether a die read leans, with a camera over the table; :meth:`read` refuses to judge such a camera's frames
+    without it (None serves :meth:`explain` only, or an oblique camera)."""
 
-    def read(self, frame: np.ndarray) -> StagedRead:
-        """Read one BGR uint8 frame."""
+    def explain(self, frame: np.ndarray) -> ExplainedFrame:
+        """Stages 1 to 4 on one BGR uint8 frame: its bodies, each explained by its sure readings."""
         frame = check_image(frame)
         found = find_bodies(frame, self.stages)
         proposals = propose_squares(frame, found, self.stages)
@@ -114,10 +148,28 @@ class StagedDiceReader:
         settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
         bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
         explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
+        return ExplainedFrame(found.die_edge_px, bodies, explanations, sum(len(readings) for readings in per_body))
+
+    def read(self, frame: np.ndarray) -> StagedRead:
+        """Read one BGR uint8 frame."""
+        frame = check_image(frame)
+        explained = self.explain(frame)
         scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
-        verdict = judge_scene(frame, bodies, explanations, found.die_edge_px, scene)
-        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(bodies),
-                          sum(len(readings) for readings in per_body))
+        if scene.leaning_check and self.lean is None:
+            raise ValueError(f"a camera over the table (side faces {self.side_share:g} of an edge) needs a lean model "
+                             "to judge whether the dice read lean (p217-2007/banca-francesa/7 b)")
+        lean = self._lean(frame, explained.explanations) if scene.leaning_check else None
+        verdict = judge_scene(frame, explained.bodies, explained.explanations, explained.die_edge_px, scene, lean)
+        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
+                          explained.readings, None if lean is None else lean.model_sha256)
+
+    def _lean(self, frame: np.ndarray, explanations: Sequence[BodyExplanation]) -> LeanJudgement:
+        """The lean model's verdict on every die read, in one batch."""
+        assert self.lean is not None
+        squares = list(dict.fromkeys(die.square for explanation in explanations for die in explanation.dice))
+        leaning = self.lean.leaning(frame, squares)
+        return LeanJudgement(dict(zip(squares, (float(p) for p in leaning), strict=True)), self.lean.threshold,
+                             self.lean.sha256)
 
 
 def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropReader) -> np.ndarray:

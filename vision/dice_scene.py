@@ -12,8 +12,8 @@ unexplained. This stage gives the frame's verdict, declining it when
   looked at: when they are plain (no pip-sized spot, no glare, no square centred on them that the reader
   half reads as a face) they are a shadow, a glare-free patch of cloth or a die's rim, which the table model
   took for the body, and the body is judged as read (:func:`plain_leftover`);
-- a die read shows a side face's pips beside its up face (a camera over the table), or a body of about a
-  die's size is not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
+- a die read leans (a camera over the table: the lean model's verdict on a wide crop around it,
+  :mod:`vision.die_lean_model`), or a body of about a die's size is not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
   flat die of that size reads surely;
 - two readings of one die disagree, or any other body is not explained (``unreadable``);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
@@ -31,7 +31,7 @@ frame is never an outcome.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -39,7 +39,8 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
-from vision.dice_side_faces import pip_sized_spots, side_face_spots
+from vision.dice_pip_spots import pip_sized_spots
+from vision.die_crop import DieSquare
 
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                  Decline.UNREADABLE, Decline.WRONG_COUNT)
@@ -76,10 +77,9 @@ class SceneSettings:
     cocked_dice: tuple[float, float] = (0.5, 1.8)
     """An unexplained body of this many dice's area (least, most) with no die read in it: a cocked die."""
     leaning_check: bool = True
-    leaning_spots: int = 2
-    """With a camera over the table, a die read with at least this many pip-sized spots of a side face beside its
-    up face leans (:mod:`vision.dice_side_faces`); an oblique camera (``leaning_check`` False) sees a flat die's
-    side faces."""
+    """With a camera over the table, a die read that leans (the lean model's verdict, :class:`LeanJudgement`)
+    declines the frame as cocked; an oblique camera (``leaning_check`` False) sees a flat die's side faces, which
+    the lean model was not trained to tell from a leaning die's."""
     pip_share: float = 0.18
     """A pip's diameter as a share of the die's edge (for the glare area)."""
     plain_leftovers: bool = True
@@ -215,10 +215,35 @@ def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge
     return inner & explanation.beside_dice
 
 
+@dataclass(frozen=True)
+class LeanJudgement:
+    """The lean model's verdict on every die read (:mod:`vision.die_lean_model`): one probability of leaning per
+    die, keyed by the die's square, and the threshold at which a die leans."""
+
+    leaning: Mapping[DieSquare, float]
+    threshold: float
+    model_sha256: str
+
+    def leans(self, die: DieReading) -> float | None:
+        """The die's probability of leaning when it reaches the threshold, else None."""
+        probability = self.leaning.get(die.square)
+        return probability if probability is not None and probability >= self.threshold else None
+
+
+def _leaning_die(explanation: BodyExplanation, lean: LeanJudgement) -> tuple[DieReading, str] | None:
+    """The first die of the body that the lean model says leans, and what it gave it."""
+    for die in explanation.dice:
+        if (probability := lean.leans(die)) is not None:
+            return die, (f"the lean model {lean.model_sha256[:12]} gives it {probability:.3f} of leaning, at or above "
+                         f"{lean.threshold:.3f}")
+    return None
+
+
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
-               settings: SceneSettings, neighbours: Sequence[DieReading] = ()) -> tuple[Decline, str] | None:
+               settings: SceneSettings, lean: LeanJudgement | None = None) -> tuple[Decline, str] | None:
     """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it);
-    ``neighbours``: the dice read in the frame's other bodies (their pips are no side face of this body's)."""
+    ``lean``: the lean model's verdict on the frame's dice (with a camera over the table; the pipeline gives it
+    whenever ``settings.leaning_check`` holds)."""
     patch = _patch(frame, body)
     grey = _grey(patch)
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
@@ -230,14 +255,10 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         glare = glare_px(patch, faces, settings.glare_level, settings.glare_saturation)
         if glare > settings.glare_pips * pip_area:  # a pip under the spot may be hidden: the face read is unsafe
             return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
-        if settings.leaning_check:
-            for die in explanation.dice:
-                others = [other for other in (*explanation.dice, *neighbours) if other is not die]
-                spots = side_face_spots(frame, die, others, die_edge_px)
-                if spots >= settings.leaning_spots:
-                    x, y = die.square.centre_px
-                    return Decline.COCKED, (f"die at ({x:.0f}, {y:.0f}) read {die.face} shows {spots} pip(s) of a side "
-                                            "face beside its up face: it leans")
+        if settings.leaning_check and lean is not None and (found := _leaning_die(explanation, lean)):
+            die, how = found
+            x, y = die.square.centre_px
+            return Decline.COCKED, f"die at ({x:.0f}, {y:.0f}) read {die.face} leans: {how}"
         return None
     if explanation.problem == "unreadable":
         return Decline.UNREADABLE, explanation.detail
@@ -267,8 +288,9 @@ def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
 
 
 def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: Sequence[BodyExplanation],
-                die_edge_px: float, settings: SceneSettings) -> SceneVerdict:
-    """The frame's verdict from its bodies and their explanations (see the module's checks)."""
+                die_edge_px: float, settings: SceneSettings, lean: LeanJudgement | None = None) -> SceneVerdict:
+    """The frame's verdict from its bodies and their explanations (see the module's checks); ``lean``: the lean
+    model's verdict on the dice read, when the reader has one."""
     if len(bodies) != len(explanations):
         raise ValueError(f"{len(bodies)} bodies but {len(explanations)} explanations")
     declines: list[tuple[Decline, str]] = []
@@ -281,8 +303,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         if shows_no_die(body, explanation, settings):
             no_die.append(body)
             continue
-        neighbours = [die for other in explanations if other is not explanation for die in other.dice]
-        problem = judge_body(frame, body, explanation, die_edge_px, settings, neighbours)
+        problem = judge_body(frame, body, explanation, die_edge_px, settings, lean)
         if problem is not None:
             declines.append(problem)
         dice.extend(explanation.dice if explanation.explained or problem is None else ())

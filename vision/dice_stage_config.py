@@ -157,7 +157,10 @@ class DiceStageConfig:
         if not 0 < self.min_difference <= self.max_difference:
             raise ValueError(f"need 0 < min_difference <= max_difference, got {self.min_difference}, "
                              f"{self.max_difference}")
-        if self.die_edge_px is not None and not 0 < self.die_edge_px[0] <= self.die_edge_px[1]:
-            raise ValueError(f"die_edge_px must be (least, most) with 0 < least <= most, got {self.die_edge_px}")
+        if self.die_edge_px is not None and not (
+                isinstance(self.die_edge_px, tuple) and len(self.die_edge_px) == 2
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.die_edge_px)
+                and 0 < self.die_edge_px[0] <= self.die_edge_px[1]):
+            raise ValueError(f"die_edge_px must be (least, most) with 0 < least <= most, got {self.die_edge_px!r}")
         if self.max_proposals_per_body < 1:
             raise ValueError(f"max_proposals_per_body must be at least 1, got {self.max_proposals_per_body}")

@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.dice_pipeline import StagedDiceReader
 from vision.dice_reader_settings import DiceReaderSettings, ReaderSettingsError
+from vision.die_lean_model import DEFAULT_LEAN_MODEL, DieLeanModel
 from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
 
 
@@ -43,9 +44,12 @@ class ModelCropReader:
 
 def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Path | None = None, *,
                   expected_dice: int | None = None, arena: tuple[tuple[float, float], ...] | None = None,
-                  die_edge_px: tuple[float, float] | None = None) -> StagedDiceReader:
+                  die_edge_px: tuple[float, float] | None = None,
+                  lean_model: Path | None = DEFAULT_LEAN_MODEL) -> StagedDiceReader:
     """The staged reader of ``settings`` (read from ``settings_file``, whose folder relative paths start from)
-    for a game of ``expected_dice`` dice in ``arena``; ``die_edge_px`` when the bench knows the scale."""
+    for a game of ``expected_dice`` dice in ``arena``; ``die_edge_px`` when the bench knows the scale;
+    ``lean_model``: the model that tells whether a die read leans (:mod:`vision.die_lean_model`; None: a reader
+    that explains frames but cannot judge those of a camera over the table)."""
     settings = settings or DiceReaderSettings()
     where = str(settings_file) if settings_file is not None else "reader settings"
     model = DieReaderModel.load(settings.model_path(settings_file) or DEFAULT_MODEL)
@@ -56,4 +60,5 @@ def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Pat
     threshold = settings.threshold if settings.threshold is not None else model.card.threshold
     return StagedDiceReader(ModelCropReader(model, threshold),
                             settings.scene_settings(expected_dice=expected_dice, arena=arena, where=where),
-                            settings.stage_config(die_edge_px=die_edge_px, where=where), settings.side_share)
+                            settings.stage_config(die_edge_px=die_edge_px, where=where), settings.side_share,
+                            lean=None if lean_model is None else DieLeanModel.load(lean_model))

@@ -51,6 +51,37 @@ def card_path(model_path: Path) -> Path:
     return model_path.with_suffix(".json")
 
 
+def verified_session(path: Path, sha256: str) -> onnxruntime.InferenceSession:
+    """An ONNX Runtime session on one CPU thread for the model at ``path``, after checking its bytes against the
+    ``sha256`` its card states; :class:`ModelIntegrityError` naming the file when it is missing, unreadable, not
+    that model, or not a model ONNX Runtime can run."""
+    try:
+        actual = file_sha256(path)
+    except OSError as error:
+        raise ModelIntegrityError(f"{path}: cannot read the model ({error})") from error
+    if actual != sha256:
+        raise ModelIntegrityError(f"{path}: SHA-256 {actual} is not the {sha256} its card "
+                                  f"{card_path(path).name} states; refusing a changed or foreign model")
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # errors only: the bench reports its own
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # ONNX Runtime raises its own kinds for a file it cannot parse or run
+        raise ModelIntegrityError(f"{path}: ONNX Runtime cannot load the model ({error})") from error
+
+
+def softmax_of(session: onnxruntime.InferenceSession, crops: Sequence[np.ndarray], size: int) -> np.ndarray:
+    """The class probabilities (N, classes) float32 that ``session`` gives a batch of BGR uint8 crops, each
+    ``size`` px square (:class:`ValueError` naming the crop otherwise)."""
+    for index, crop in enumerate(crops):
+        if crop.shape[:2] != (size, size) or crop.ndim != 3 or crop.shape[2] != 3:
+            raise ValueError(f"crop {index} is {crop.shape}; the model reads ({size}, {size}, 3) BGR crops")
+    blob = cv2.dnn.blobFromImages(list(crops), scalefactor=1.0 / 255.0, size=(size, size), swapRB=False, crop=False)
+    logits = session.run(None, {session.get_inputs()[0].name: blob})[0].reshape(len(crops), -1).astype(np.float64)
+    return _softmax(logits).astype(np.float32)
+
+
 @dataclass(frozen=True)
 class ReaderCard:
     """What the card beside a model states: classes, crop geometry, acceptance threshold, model hash."""
@@ -148,7 +179,6 @@ class DieReaderModel:
 
     def __init__(self, session: onnxruntime.InferenceSession, card: ReaderCard, path: Path) -> None:
         self._session = session
-        self._input = session.get_inputs()[0].name
         self.card = card
         self.path = path
 
@@ -161,21 +191,7 @@ class DieReaderModel:
         """
         path = Path(path)
         card = ReaderCard.read(card_path(path))
-        try:
-            actual = file_sha256(path)
-        except OSError as error:
-            raise ModelIntegrityError(f"{path}: cannot read the model ({error})") from error
-        if actual != card.sha256:
-            raise ModelIntegrityError(f"{path}: SHA-256 {actual} is not the {card.sha256} its card "
-                                      f"{card_path(path).name} states; refusing a changed or foreign model")
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # errors only: the bench reports its own
-        try:
-            session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as error:  # ONNX Runtime raises its own kinds for a file it cannot parse or run
-            raise ModelIntegrityError(f"{path}: ONNX Runtime cannot load the model ({error})") from error
-        return cls(session, card, path)
+        return cls(verified_session(path, card.sha256), card, path)
 
     @property
     def sha256(self) -> str:
@@ -188,16 +204,9 @@ class DieReaderModel:
 
     def probabilities(self, crops: Sequence[np.ndarray]) -> CropProbabilities:
         """The class probabilities of a batch of BGR crops (each ``crop_px`` square, uint8)."""
-        size = self.card.crop_px
         if len(crops) == 0:
             return CropProbabilities(np.zeros((0, len(self.card.classes)), np.float32), self.sha256)
-        for index, crop in enumerate(crops):
-            if crop.shape[:2] != (size, size) or crop.ndim != 3 or crop.shape[2] != 3:
-                raise ValueError(f"crop {index} is {crop.shape}; the model reads ({size}, {size}, 3) BGR crops")
-        blob = cv2.dnn.blobFromImages(list(crops), scalefactor=1.0 / 255.0, size=(size, size), swapRB=False,
-                                      crop=False)
-        logits = self._session.run(None, {self._input: blob})[0].reshape(len(crops), -1).astype(np.float64)
-        return CropProbabilities(_softmax(logits).astype(np.float32), self.sha256)
+        return CropProbabilities(softmax_of(self._session, crops, self.card.crop_px), self.sha256)
 
     def read(self, crops: Sequence[np.ndarray], threshold: float | None = None) -> list[DieRead]:
         """Each crop's reading, accepted at the card's calibrated threshold unless another is given."""

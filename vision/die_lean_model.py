@@ -1,0 +1,109 @@
+"""Whether a die read on its up face leans, learned: an ONNX classifier over a wide crop around the die
+(p217-2007/banca-francesa/7 b: a cocked die gives no result).
+
+A die cocked by 24-40 degrees against another die or the rail shows its up face barely foreshortened, so the
+per-die reader (:mod:`vision.die_reader_model`) reads it as surely as a flat one. Seen from a camera over the
+table it also shows the side face it is lifted on: a band beside the up face, a third to two thirds of an edge
+wide, with that face's pips squeezed into it; a flat die shows slivers. The lean model reads a crop of the die's
+square with :attr:`LeanCard.margin` edges around it on every side, turned upright as the square is, and gives
+the probability that the die leans. A die whose probability reaches the card's threshold declines the frame as
+cocked.
+
+The card beside the model (JSON) states the classes (``flat``, ``leaning``), the crop's size and margin, the
+threshold (fitted on rendered frames never trained on so that at most a stated share of leaning dice pass) and
+the model file's SHA-256, which :meth:`DieLeanModel.load` checks before it runs the model.
+
+Only for a camera over the table: an oblique camera sees a flat die's side faces, pips and all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.die_crop import DieSquare, rectified_crop
+from vision.die_reader_model import MODEL_DIR, ModelIntegrityError, card_path, softmax_of, verified_session
+
+DEFAULT_LEAN_MODEL = MODEL_DIR / "die_lean.onnx"
+LEAN_CLASSES = ("flat", "leaning")
+LEANING = 1
+"""Index of the class "the die leans" in the model's output."""
+
+
+@dataclass(frozen=True)
+class LeanCard:
+    """What the card beside a lean model states: classes, crop geometry, threshold, model hash."""
+
+    crop_px: int
+    margin: float
+    threshold: float
+    sha256: str
+
+    @classmethod
+    def read(cls, path: Path) -> LeanCard:
+        """The card at ``path``; a missing, garbled or out-of-range field raises :class:`ModelIntegrityError`
+        naming the file and the field."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise ModelIntegrityError(f"{path}: cannot read the lean model's card ({error})") from error
+        if not isinstance(data, dict) or tuple(data.get("classes", ())) != LEAN_CLASSES:
+            raise ModelIntegrityError(f"{path}: classes must be {list(LEAN_CLASSES)}")
+        fields = {"crop_px": (int, lambda v: v >= 16, "at least 16"),
+                  "margin": (float, lambda v: 0.0 < v < 2.0, "within (0, 2)"),
+                  "threshold": (float, lambda v: 0.0 < v <= 1.0, "within (0, 1]"),
+                  "sha256": (str, lambda v: len(v) == 64, "64 hex digits")}
+        values = {}
+        for name, (kind, valid, rule) in fields.items():
+            value = data.get(name)
+            if isinstance(value, bool) or not isinstance(value, (str,) if kind is str else (int, float)):
+                raise ModelIntegrityError(f"{path}: {name} must be {rule}, got {value!r}")
+            values[name] = kind(value)
+            if not valid(values[name]):
+                raise ModelIntegrityError(f"{path}: {name} must be {rule}, got {value!r}")
+        return cls(**values)
+
+
+class DieLeanModel:
+    """The lean classifier loaded from an ONNX file whose SHA-256 its card vouches for."""
+
+    def __init__(self, session, card: LeanCard, path: Path) -> None:
+        self._session = session
+        self.card = card
+        self.path = path
+
+    @classmethod
+    def load(cls, path: Path | str = DEFAULT_LEAN_MODEL) -> DieLeanModel:
+        """Load the model at ``path`` after checking its bytes against the card beside it
+        (:class:`ModelIntegrityError` naming the file otherwise)."""
+        path = Path(path)
+        card = LeanCard.read(card_path(path))
+        return cls(verified_session(path, card.sha256), card, path)
+
+    @property
+    def sha256(self) -> str:
+        """The model file's SHA-256."""
+        return self.card.sha256
+
+    @property
+    def threshold(self) -> float:
+        """A die leans when its probability of leaning reaches this."""
+        return self.card.threshold
+
+    def crop(self, image: np.ndarray, square: DieSquare) -> np.ndarray:
+        """The wide crop around ``square`` the model reads."""
+        return rectified_crop(image, square, self.card.crop_px, self.card.margin)
+
+    def leaning(self, image: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray:
+        """(N,) the probability that each die of ``squares`` (its up face read in ``image``) leans."""
+        return self.leaning_of_crops([self.crop(image, square) for square in squares])
+
+    def leaning_of_crops(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(N,) the probability of leaning for a batch of crops cut by :meth:`crop`."""
+        if len(crops) == 0:
+            return np.zeros(0, np.float32)
+        return softmax_of(self._session, crops, self.card.crop_px)[:, LEANING]
