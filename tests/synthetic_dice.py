@@ -63,7 +63,8 @@ class SpotCounter:
 
 
 class LeansAt:
-    """A stand-in lean model: every die read whose centre lies left of ``x`` leans (probability 0.9, else 0.1)."""
+    """A stand-in lean model: every die read whose centre lies left of ``x`` leans (flat 0.1, leaning 0.8, on another
+    die 0.1), every other lies flat (0.9, 0.05, 0.05)."""
 
     threshold = 0.5
     sha256 = "cd" * 32
@@ -72,6 +73,6 @@ class LeansAt:
         self.x = x
         self.asked: list[int] = []
 
-    def leaning(self, image: np.ndarray, squares: Sequence) -> np.ndarray:
+    def probabilities(self, image: np.ndarray, squares: Sequence) -> np.ndarray:
         self.asked.append(len(squares))
-        return np.array([0.9 if square.centre_px[0] < self.x else 0.1 for square in squares])
+        return np.array([(0.1, 0.8, 0.1) if square.centre_px[0] < self.x else (0.9, 0.05, 0.05) for square in squares])

@@ -86,6 +86,8 @@ def test_with_a_camera_over_the_table_the_lean_model_judges_every_die_read_in_on
     assert read.lean_sha256 == "cd" * 32 and read.to_json()["lean_sha256"] == "cd" * 32
     read = StagedDiceReader(SpotCounter(), SceneSettings(expected_dice=3), lean=LeansAt(100.0)).read(frame)
     assert read.decline is Decline.COCKED and read.detail.startswith("die at (60, 60) read 3 leans: the lean model")
+    assert StagedDiceReader(SpotCounter(), SceneSettings(expected_dice=3), lean=LeansAt(0.0)).read(
+        np.full((240, 320, 3), (40, 110, 40), np.uint8)).decline is Decline.WRONG_COUNT  # no die: none asked about
     oblique = LeansAt(100.0)
     read = StagedDiceReader(SpotCounter(), SceneSettings(expected_dice=3), side_share=0.45, lean=oblique).read(frame)
     assert read.accepted and oblique.asked == [] and read.lean_sha256 is None  # an oblique camera: not asked

@@ -144,25 +144,29 @@ def test_glare_over_a_die_read_declines_even_a_sure_reading_and_a_white_face_is_
     assert verdict.decline is Decline.GLARE and "glare" in verdict.detail
 
 
-def test_with_a_lean_model_its_verdict_decides_whether_a_die_read_leans() -> None:
-    """At the threshold the die leans and declines the frame as cocked, naming the model; a die the model was not
-    asked about does not lean; an oblique camera's scene does not look."""
+def test_with_a_lean_model_its_verdict_decides_whether_a_die_read_lies_flat() -> None:
+    """At the threshold on the probability of not lying flat the die declines the frame, as cocked when the model
+    finds leaning likelier than resting on another die, else as stacked, naming the model; a die the model was not
+    asked about lies flat; an oblique camera's scene does not look."""
     frame, bodies = die_frame([(150, 120), (60, 60)])
     dice = [read(150, 120, 5), read(60, 60, 2)]
     sure = [explained(dice[0]), explained(dice[1])]
     settings = SceneSettings(expected_dice=2)
 
-    def lean(first: float, second: float) -> LeanJudgement:
+    def lean(first: tuple[float, float, float], second: tuple[float, float, float]) -> LeanJudgement:
         return LeanJudgement({dice[0].square: first, dice[1].square: second}, 0.4, "ab" * 32)
 
-    assert judge_scene(frame, bodies, sure, EDGE, settings, lean(0.39, 0.1)).accepted
-    verdict = judge_scene(frame, bodies, sure, EDGE, settings, lean(0.1, 0.4))
+    flat = (0.9, 0.05, 0.05)
+    assert judge_scene(frame, bodies, sure, EDGE, settings, lean((0.61, 0.2, 0.19), flat)).accepted
+    verdict = judge_scene(frame, bodies, sure, EDGE, settings, lean(flat, (0.6, 0.3, 0.1)))
     assert verdict.decline is Decline.COCKED
-    assert verdict.detail == ("die at (60, 60) read 2 leans: the lean model abababababab gives it 0.400 of leaning, "
-                              "at or above 0.400")
+    assert verdict.detail == ("die at (60, 60) read 2 leans: the lean model abababababab gives it 0.400 of not lying "
+                              "flat (leaning 0.300, on another die 0.100), at or above 0.400")
+    verdict = judge_scene(frame, bodies, sure, EDGE, settings, lean((0.2, 0.3, 0.5), flat))
+    assert verdict.decline is Decline.STACKED and "read 5 rests on another die: the lean model" in verdict.detail
     assert judge_scene(frame, bodies, sure, EDGE, settings, LeanJudgement({}, 0.4, "ab" * 32)).accepted
     oblique = SceneSettings(expected_dice=2, leaning_check=False)
-    assert judge_scene(frame, bodies, sure, EDGE, oblique, lean(0.9, 0.9)).accepted
+    assert judge_scene(frame, bodies, sure, EDGE, oblique, lean((0.1, 0.8, 0.1), (0.1, 0.1, 0.8))).accepted
 
 
 def test_a_smeared_body_that_shows_a_die_not_read_is_motion_not_cocked() -> None:
@@ -209,6 +213,13 @@ def test_plain_pixels_beside_a_die_read_are_no_die_but_pips_glare_or_a_face_ther
     frame, bodies = die_with_beside(die_beneath)
     verdict = judged_with_beside(frame, bodies)
     assert verdict.decline is Decline.STACKED and "beside the 1 read" in verdict.detail
+
+    def one_spot(frame: np.ndarray) -> None:  # a single round spot beside it: a corner pip, a glint, a notch
+        soft_shadow(frame)
+        cv2.circle(frame, (150, 156), 4, (200, 200, 200), -1)
+    frame, bodies = die_with_beside(one_spot)
+    assert judged_with_beside(frame, bodies).accepted
+    assert judged_with_beside(frame, bodies, leftover_pips=1).decline is Decline.STACKED
 
     def glare_beside(frame: np.ndarray) -> None:
         cv2.circle(frame, (150, 158), 12, (255, 255, 255), -1)  # on the cloth, it may hide the rest of the die read

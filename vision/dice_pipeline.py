@@ -50,13 +50,13 @@ class CropReader(Protocol):
 
 
 class LeanReader(Protocol):
-    """The learned lean check (:class:`vision.die_lean_model.DieLeanModel`): the probability that each die read
-    leans, and the threshold at which it does."""
+    """The learned lean check (:class:`vision.die_lean_model.DieLeanModel`): the probabilities that each die read
+    lies flat, leans or rests on another die, and the threshold on its probability of not lying flat."""
 
     threshold: float
     sha256: str
 
-    def leaning(self, image: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray: ...
+    def probabilities(self, image: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ class StagedDiceReader:
         scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
         if scene.leaning_check and self.lean is None:
             raise ValueError(f"a camera over the table (side faces {self.side_share:g} of an edge) needs a lean model "
-                             "to judge whether the dice read lean (p217-2007/banca-francesa/7 b)")
+                             "to judge whether the dice read lie flat (p217-2007/banca-francesa/7 b, cussec/6)")
         lean = self._lean(frame, explained.explanations) if scene.leaning_check else None
         verdict = judge_scene(frame, explained.bodies, explained.explanations, explained.die_edge_px, scene, lean)
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
@@ -167,9 +167,13 @@ class StagedDiceReader:
         """The lean model's verdict on every die read, in one batch."""
         assert self.lean is not None
         squares = list(dict.fromkeys(die.square for explanation in explanations for die in explanation.dice))
-        leaning = self.lean.leaning(frame, squares)
-        return LeanJudgement(dict(zip(squares, (float(p) for p in leaning), strict=True)), self.lean.threshold,
-                             self.lean.sha256)
+        rows = np.asarray(self.lean.probabilities(frame, squares), np.float64) if squares else np.zeros((0, 3))
+        if rows.shape != (len(squares), 3):
+            raise ValueError(f"the lean model {self.lean.sha256[:12]} gave {rows.shape} probabilities for "
+                             f"{len(squares)} dice, not three classes each")
+        return LeanJudgement({square: (float(a), float(b), float(c)) for square, (a, b, c) in zip(squares, rows,
+                                                                                                 strict=True)},
+                             self.lean.threshold, self.lean.sha256)
 
 
 def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropReader) -> np.ndarray:

@@ -9,11 +9,12 @@ unexplained. This stage gives the frame's verdict, declining it when
   its own level (``glare``; a pip under the spot may be hidden, so even a sure reading is unsafe);
 - a body is not explained and holds a die read beside more than half a die's area that is no die read:
   a die on or under another (``stacked``, p217-2007/cussec/6). The pixels beside the dice read are first
-  looked at: when they are plain (no pip-sized spot, no glare, no square centred on them that the reader
-  half reads as a face) they are a shadow, a glare-free patch of cloth or a die's rim, which the table model
+  looked at: when they are plain (at most one pip-sized spot, no glare, no square centred on them that the
+  reader half reads as a face) they are a shadow, a glare-free patch of cloth or a die's rim, which the table model
   took for the body, and the body is judged as read (:func:`plain_leftover`);
-- a die read leans (a camera over the table: the lean model's verdict on a wide crop around it,
-  :mod:`vision.die_lean_model`), or a body of about a die's size is not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
+- a die read leans or rests on another (a camera over the table: the lean model's verdict on a wide crop
+  around it, :mod:`vision.die_lean_model`; ``cocked`` or ``stacked``), or a body of about a die's size is
+  not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
   flat die of that size reads surely;
 - two readings of one die disagree, or any other body is not explained (``unreadable``);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
@@ -77,17 +78,23 @@ class SceneSettings:
     cocked_dice: tuple[float, float] = (0.5, 1.8)
     """An unexplained body of this many dice's area (least, most) with no die read in it: a cocked die."""
     leaning_check: bool = True
-    """With a camera over the table, a die read that leans (the lean model's verdict, :class:`LeanJudgement`)
-    declines the frame as cocked; an oblique camera (``leaning_check`` False) sees a flat die's side faces, which
-    the lean model was not trained to tell from a leaning die's."""
+    """With a camera over the table, a die read that does not lie flat (the lean model's verdict,
+    :class:`LeanJudgement`) declines the frame as cocked or stacked; an oblique camera (``leaning_check`` False)
+    sees a flat die's side faces, which the lean model was not trained to tell from a leaning die's."""
     pip_share: float = 0.18
     """A pip's diameter as a share of the die's edge (for the glare area)."""
     plain_leftovers: bool = True
     leftover_spot_contrast: float = 25.0
-    """A body's pixels beside the dice read in it that hold no pip-sized spot of this contrast (grey levels), and on
-    which no square centred reads as a face with ``die_likelihood`` or more, are plain: a shadow, a glare spot on
-    the cloth, a die's rim. They are no die, so the body is judged as read (``plain_leftovers`` False: such a body
-    is unexplained). A side face of a leaning die, or a die beneath another, shows pips."""
+    """A body's pixels beside the dice read in it that hold fewer than ``leftover_pips`` pip-sized spots of this
+    contrast (grey levels), and on which no square centred reads as a face with ``die_likelihood`` or more, are
+    plain: a shadow, a glare spot on the cloth, a die's rim. They are no die, so the body is judged as read
+    (``plain_leftovers`` False: such a body is unexplained). A side face of a leaning die, or a die beneath
+    another, shows pips."""
+    leftover_pips: int = 2
+    """Pixels beside the dice read that hold at least this many pips (see ``pip_shape``) are not plain. One round
+    spot is often a die's own corner pip left beside a square read askew, a glint or a notch of the rail; a die
+    beneath another shows its face's pips, and the lean model (:mod:`vision.die_lean_model`) sees the die resting on
+    it."""
     pip_shape: tuple[float, float] = (3.0, 0.4)
     """A pip-sized spot beside the dice read counts as a pip when no longer than this many times its width and
     filling this share of its rotated box (a pip squeezed on a leaning die's side face, 0.4 to 0.65 of an edge
@@ -188,8 +195,8 @@ def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> floa
 def plain_leftover(patch: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
                    settings: SceneSettings) -> bool:
     """Whether the pixels a body's dice read leave unexplained are plain (see :attr:`SceneSettings.plain_leftovers`):
-    no square centred on them reads as a face, they hold no pip-sized spot, and no glare whitens more than
-    ``glare_pips`` pips' area of them (a glare spot beside a die read may hide the rest of it, p217-2007/cussec/6).
+    no square centred on them reads as a face, they hold fewer than ``leftover_pips`` pips, and no glare whitens more
+    than ``glare_pips`` pips' area of them (a glare spot beside a die read may hide the rest of it, p217-2007/cussec/6).
     ``patch`` is the frame's pixels over the body's box."""
     if not (settings.plain_leftovers and explanation.dice and explanation.leftover is not None
             and explanation.beside_dice is not None
@@ -201,7 +208,7 @@ def plain_leftover(patch: np.ndarray, body: BodyPixels, explanation: BodyExplana
         return False
     centres = _pip_centres_beside(body, explanation, die_edge_px)
     return pip_sized_spots(_grey(patch), centres, die_edge_px, settings.leftover_spot_contrast, by_centre=True,
-                           shape=settings.pip_shape) == 0
+                           shape=settings.pip_shape) < settings.leftover_pips
 
 
 def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge_px: float) -> np.ndarray:
@@ -217,25 +224,35 @@ def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge
 
 @dataclass(frozen=True)
 class LeanJudgement:
-    """The lean model's verdict on every die read (:mod:`vision.die_lean_model`): one probability of leaning per
-    die, keyed by the die's square, and the threshold at which a die leans."""
+    """The lean model's verdict on every die read (:mod:`vision.die_lean_model`): the probabilities that it lies
+    flat, leans or rests on another die, keyed by the die's square, and the threshold on its probability of not
+    lying flat at which it declines the frame."""
 
-    leaning: Mapping[DieSquare, float]
+    probabilities: Mapping[DieSquare, tuple[float, float, float]]
     threshold: float
     model_sha256: str
 
-    def leans(self, die: DieReading) -> float | None:
-        """The die's probability of leaning when it reaches the threshold, else None."""
-        probability = self.leaning.get(die.square)
-        return probability if probability is not None and probability >= self.threshold else None
+    def not_flat(self, die: DieReading) -> tuple[Decline, str] | None:
+        """Why the die declines the frame when its probability of not lying flat reaches the threshold: it leans
+        (cocked) or rests on another die (stacked), whichever the model finds likelier; else None."""
+        probabilities = self.probabilities.get(die.square)
+        if probabilities is None:
+            return None
+        flat, leaning, on_another = probabilities
+        if 1.0 - flat < self.threshold:
+            return None
+        reason, what = (Decline.COCKED, "leans") if leaning >= on_another else (Decline.STACKED,
+                                                                                  "rests on another die")
+        return reason, (f"{what}: the lean model {self.model_sha256[:12]} gives it {1.0 - flat:.3f} of not lying flat "
+                        f"(leaning {leaning:.3f}, on another die {on_another:.3f}), at or above {self.threshold:.3f}")
 
 
-def _leaning_die(explanation: BodyExplanation, lean: LeanJudgement) -> tuple[DieReading, str] | None:
-    """The first die of the body that the lean model says leans, and what it gave it."""
+def _die_not_flat(explanation: BodyExplanation, lean: LeanJudgement) -> tuple[Decline, str] | None:
+    """The reason and detail for the first die of the body that the lean model says is not flat."""
     for die in explanation.dice:
-        if (probability := lean.leans(die)) is not None:
-            return die, (f"the lean model {lean.model_sha256[:12]} gives it {probability:.3f} of leaning, at or above "
-                         f"{lean.threshold:.3f}")
+        if (found := lean.not_flat(die)) is not None:
+            x, y = die.square.centre_px
+            return found[0], f"die at ({x:.0f}, {y:.0f}) read {die.face} {found[1]}"
     return None
 
 
@@ -255,10 +272,8 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         glare = glare_px(patch, faces, settings.glare_level, settings.glare_saturation)
         if glare > settings.glare_pips * pip_area:  # a pip under the spot may be hidden: the face read is unsafe
             return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
-        if settings.leaning_check and lean is not None and (found := _leaning_die(explanation, lean)):
-            die, how = found
-            x, y = die.square.centre_px
-            return Decline.COCKED, f"die at ({x:.0f}, {y:.0f}) read {die.face} leans: {how}"
+        if settings.leaning_check and lean is not None:
+            return _die_not_flat(explanation, lean)
         return None
     if explanation.problem == "unreadable":
         return Decline.UNREADABLE, explanation.detail

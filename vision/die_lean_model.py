@@ -1,17 +1,19 @@
-"""Whether a die read on its up face leans, learned: an ONNX classifier over a wide crop around the die
-(p217-2007/banca-francesa/7 b: a cocked die gives no result).
+"""Whether a die read on its up face lies flat, learned: an ONNX classifier over a wide crop around the die
+(p217-2007/banca-francesa/7 b: a cocked die gives no result; p217-2007/cussec/6: nor does a die on another).
 
-A die cocked by 24-40 degrees against another die or the rail shows its up face barely foreshortened, so the
-per-die reader (:mod:`vision.die_reader_model`) reads it as surely as a flat one. Seen from a camera over the
-table it also shows the side face it is lifted on: a band beside the up face, a third to two thirds of an edge
-wide, with that face's pips squeezed into it; a flat die shows slivers. The lean model reads a crop of the die's
-square with :attr:`LeanCard.margin` edges around it on every side, turned upright as the square is, and gives
-the probability that the die leans. A die whose probability reaches the card's threshold declines the frame as
-cocked.
+A die cocked by 24-40 degrees against another die or the rail shows its up face barely foreshortened, and a die
+resting on another shows a clean flat face, so the per-die reader (:mod:`vision.die_reader_model`) reads both as
+surely as a flat die. Seen from a camera over the table, the cocked die also shows the side face it is lifted on
+(a band beside the up face, a third to two thirds of an edge wide, with that face's pips squeezed into it), and
+the die on top of another covers part of the die beneath. The lean model reads a crop of the die's square with
+:attr:`LeanCard.margin` edges around it on every side, turned upright as the square is, and gives the
+probabilities that the die lies flat, leans, or rests on another die. A die whose probability of not lying flat
+reaches the card's threshold declines the frame: as cocked, or as stacked, whichever the model finds likelier.
 
-The card beside the model (JSON) states the classes (``flat``, ``leaning``), the crop's size and margin, the
-threshold (fitted on rendered frames never trained on so that at most a stated share of leaning dice pass) and
-the model file's SHA-256, which :meth:`DieLeanModel.load` checks before it runs the model.
+The card beside the model (JSON) states the classes (``flat``, ``leaning``, ``on-another-die``), the crop's size
+and margin, the threshold (fitted on rendered frames never trained on so that at most a stated share of the
+leaning dice, and of the dice on another, pass) and the model file's SHA-256, which :meth:`DieLeanModel.load`
+checks before it runs the model.
 
 Only for a camera over the table: an oblique camera sees a flat die's side faces, pips and all.
 """
@@ -29,9 +31,10 @@ from vision.die_crop import DieSquare, rectified_crop
 from vision.die_reader_model import MODEL_DIR, ModelIntegrityError, card_path, softmax_of, verified_session
 
 DEFAULT_LEAN_MODEL = MODEL_DIR / "die_lean.onnx"
-LEAN_CLASSES = ("flat", "leaning")
-LEANING = 1
-"""Index of the class "the die leans" in the model's output."""
+LEAN_CLASSES = ("flat", "leaning", "on-another-die")
+FLAT, LEANING, ON_ANOTHER_DIE = 0, 1, 2
+"""Indices of the classes in the model's output: the die lies flat on the table, leans (cocked), or rests on
+another die (stacked)."""
 
 
 @dataclass(frozen=True)
@@ -91,19 +94,20 @@ class DieLeanModel:
 
     @property
     def threshold(self) -> float:
-        """A die leans when its probability of leaning reaches this."""
+        """A die does not lie flat when its probability of not lying flat (1 - P(flat)) reaches this."""
         return self.card.threshold
 
     def crop(self, image: np.ndarray, square: DieSquare) -> np.ndarray:
         """The wide crop around ``square`` the model reads."""
         return rectified_crop(image, square, self.card.crop_px, self.card.margin)
 
-    def leaning(self, image: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray:
-        """(N,) the probability that each die of ``squares`` (its up face read in ``image``) leans."""
-        return self.leaning_of_crops([self.crop(image, square) for square in squares])
+    def probabilities(self, image: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray:
+        """(N, 3) the probabilities that each die of ``squares`` (its up face read in ``image``) lies flat, leans or
+        rests on another die."""
+        return self.probabilities_of_crops([self.crop(image, square) for square in squares])
 
-    def leaning_of_crops(self, crops: Sequence[np.ndarray]) -> np.ndarray:
-        """(N,) the probability of leaning for a batch of crops cut by :meth:`crop`."""
+    def probabilities_of_crops(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(N, 3) the class probabilities of a batch of crops cut by :meth:`crop`."""
         if len(crops) == 0:
-            return np.zeros(0, np.float32)
-        return softmax_of(self._session, crops, self.card.crop_px)[:, LEANING]
+            return np.zeros((0, len(LEAN_CLASSES)), np.float32)
+        return softmax_of(self._session, crops, self.card.crop_px)
