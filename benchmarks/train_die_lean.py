@@ -95,11 +95,13 @@ def context_patch(image: np.ndarray, square: DieSquare) -> np.ndarray:
 
 
 def told_reader(base, truth: DiceTruth):  # -> StagedDiceReader
-    """``base`` told the frame's die size within +-20 %, as the bench tells it."""
+    """``base`` told the frame's die size as the bench tells it (:func:`vision.render.dice_frames.reader_config`)."""
     import dataclasses
 
-    edge = truth.edge_mm * truth.px_per_mm
-    return dataclasses.replace(base, stages=dataclasses.replace(base.stages, die_edge_px=(0.8 * edge, 1.2 * edge)))
+    from vision.render.dice_frames import reader_config
+
+    return dataclasses.replace(base, stages=dataclasses.replace(base.stages,
+                                                                die_edge_px=reader_config(truth).die_edge_px))
 
 
 def read_dice_classes(image: np.ndarray, truth: DiceTruth, classes: dict[int, int], reader

@@ -212,14 +212,16 @@ def train(patches: Patches, epochs: int, seed: int, log, model=None, batch_of=No
     model = build_model() if model is None else model
     batch_of = training_batch if batch_of is None else batch_of
     batch_size = 128
-    per_epoch = len(batch_of(patches, np.random.default_rng(0))[1])
-    steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
+    started = time.monotonic()
+    crops, labels = batch_of(patches, rng)  # every epoch is as long as the first: it sets the rate's schedule
+    steps = epochs * ((len(labels) + batch_size - 1) // batch_size)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
     loss_of = torch.nn.CrossEntropyLoss()
     for epoch in range(epochs):
-        started = time.monotonic()
-        crops, labels = batch_of(patches, rng)
+        if epoch:
+            started = time.monotonic()
+            crops, labels = batch_of(patches, rng)
         order = rng.permutation(len(labels))
         model.train()
         total, right = 0.0, 0

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 from benchmark_scripts import load_benchmark
+from model_files import copy_with_card
 
 from vision.die_crop import DieSquare
 from vision.die_lean_model import DEFAULT_LEAN_MODEL, FLAT, LEANING, ON_ANOTHER_DIE, DieLeanModel, LeanCard
@@ -22,10 +22,7 @@ def model() -> DieLeanModel:
 
 
 def _copy_model(tmp_path: Path) -> Path:
-    target = tmp_path / DEFAULT_LEAN_MODEL.name
-    shutil.copy(DEFAULT_LEAN_MODEL, target)
-    shutil.copy(card_path(DEFAULT_LEAN_MODEL), card_path(target))
-    return target
+    return copy_with_card(DEFAULT_LEAN_MODEL, tmp_path)
 
 
 def test_the_committed_lean_model_matches_its_card(model: DieLeanModel) -> None:
@@ -60,6 +57,7 @@ def test_a_changed_lean_model_is_refused_naming_the_file(tmp_path: Path) -> None
     ({"threshold": "high"}, r"threshold must be within \(0, 1\], got 'high'"),
     ({"margin": 0.0}, r"margin must be within \(0, 2\), got 0.0"),
     ({"crop_px": None}, "crop_px must be at least 16, got None"),
+    ({"sha256": "Z" * 64}, "sha256 must be 64 hex digits, got 'ZZZZ"),
 ])
 def test_a_garbled_card_is_refused_naming_the_file_and_field(tmp_path: Path, change: dict, message: str) -> None:
     copy = _copy_model(tmp_path)

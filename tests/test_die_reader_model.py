@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 from benchmark_scripts import load_benchmark
+from model_files import copy_with_card
 
 from vision.declines import Decline
 from vision.dice_scoring import DiceScore, score_lines
@@ -32,10 +32,7 @@ def model() -> DieReaderModel:
 
 
 def _copy_model(tmp_path: Path) -> Path:
-    target = tmp_path / DEFAULT_MODEL.name
-    shutil.copy(DEFAULT_MODEL, target)
-    shutil.copy(card_path(DEFAULT_MODEL), card_path(target))
-    return target
+    return copy_with_card(DEFAULT_MODEL, tmp_path)
 
 
 def test_the_committed_model_matches_its_card(model: DieReaderModel) -> None:

@@ -21,14 +21,15 @@ Only for a camera over the table: an oblique camera sees a flat die's side faces
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from vision.die_crop import DieSquare, rectified_crop
-from vision.die_reader_model import MODEL_DIR, ModelIntegrityError, card_path, softmax_of, verified_session
+from vision.die_crop import DieSquare
+from vision.die_reader_model import MODEL_DIR, CardedModel, ModelIntegrityError, softmax_of
 
 DEFAULT_LEAN_MODEL = MODEL_DIR / "die_lean.onnx"
 LEAN_CLASSES = ("flat", "leaning", "on-another-die")
@@ -59,7 +60,7 @@ class LeanCard:
         fields = {"crop_px": (int, lambda v: v >= 16, "at least 16"),
                   "margin": (float, lambda v: 0.0 < v < 2.0, "within (0, 2)"),
                   "threshold": (float, lambda v: 0.0 < v <= 1.0, "within (0, 1]"),
-                  "sha256": (str, lambda v: len(v) == 64, "64 hex digits")}
+                  "sha256": (str, lambda v: re.fullmatch(r"[0-9a-f]{64}", v) is not None, "64 hex digits")}
         values = {}
         for name, (kind, valid, rule) in fields.items():
             value = data.get(name)
@@ -71,35 +72,17 @@ class LeanCard:
         return cls(**values)
 
 
-class DieLeanModel:
+class DieLeanModel(CardedModel):
     """The lean classifier loaded from an ONNX file whose SHA-256 its card vouches for."""
 
-    def __init__(self, session, card: LeanCard, path: Path) -> None:
-        self._session = session
-        self.card = card
-        self.path = path
-
-    @classmethod
-    def load(cls, path: Path | str = DEFAULT_LEAN_MODEL) -> DieLeanModel:
-        """Load the model at ``path`` after checking its bytes against the card beside it
-        (:class:`ModelIntegrityError` naming the file otherwise)."""
-        path = Path(path)
-        card = LeanCard.read(card_path(path))
-        return cls(verified_session(path, card.sha256), card, path)
-
-    @property
-    def sha256(self) -> str:
-        """The model file's SHA-256."""
-        return self.card.sha256
+    CARD = LeanCard
+    DEFAULT = DEFAULT_LEAN_MODEL
+    card: LeanCard
 
     @property
     def threshold(self) -> float:
         """A die does not lie flat when its probability of not lying flat (1 - P(flat)) reaches this."""
         return self.card.threshold
-
-    def crop(self, image: np.ndarray, square: DieSquare) -> np.ndarray:
-        """The wide crop around ``square`` the model reads."""
-        return rectified_crop(image, square, self.card.crop_px, self.card.margin)
 
     def probabilities(self, image: np.ndarray, squares: Sequence[DieSquare]) -> np.ndarray:
         """(N, 3) the probabilities that each die of ``squares`` (its up face read in ``image``) lies flat, leans or

@@ -20,6 +20,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar, Self
 
 import cv2
 import numpy as np
@@ -174,23 +175,30 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-class DieReaderModel:
-    """The per-die classifier loaded from an ONNX file whose SHA-256 its card vouches for."""
+class CardedModel:
+    """An ONNX model run by ONNX Runtime, loaded with the card beside it, whose SHA-256 the card vouches for.
 
-    def __init__(self, session: onnxruntime.InferenceSession, card: ReaderCard, path: Path) -> None:
+    A subclass names its card's kind (``CARD``: a class with ``read(path)`` and the fields ``crop_px``, ``margin``
+    and ``sha256``) and its default file (``DEFAULT``)."""
+
+    CARD: ClassVar[type]
+    DEFAULT: ClassVar[Path]
+
+    def __init__(self, session: onnxruntime.InferenceSession, card: Any, path: Path) -> None:
         self._session = session
         self.card = card
         self.path = path
 
     @classmethod
-    def load(cls, path: Path | str = DEFAULT_MODEL) -> DieReaderModel:
-        """Load the model at ``path`` after checking its bytes against the card beside it.
+    def load(cls, path: Path | str | None = None) -> Self:
+        """Load the model at ``path`` (the subclass's ``DEFAULT`` when None) after checking its bytes against the
+        card beside it.
 
         Raises :class:`ModelIntegrityError` naming the file when the model or its card is missing or
         unreadable, or when the model's SHA-256 is not the card's.
         """
-        path = Path(path)
-        card = ReaderCard.read(card_path(path))
+        path = Path(cls.DEFAULT if path is None else path)
+        card = cls.CARD.read(card_path(path))
         return cls(verified_session(path, card.sha256), card, path)
 
     @property
@@ -201,6 +209,14 @@ class DieReaderModel:
     def crop(self, image: np.ndarray, square: DieSquare) -> np.ndarray:
         """The crop of ``square`` at the size and margin the model was trained on."""
         return rectified_crop(image, square, self.card.crop_px, self.card.margin)
+
+
+class DieReaderModel(CardedModel):
+    """The per-die classifier loaded from an ONNX file whose SHA-256 its card vouches for."""
+
+    CARD = ReaderCard
+    DEFAULT = DEFAULT_MODEL
+    card: ReaderCard
 
     def probabilities(self, crops: Sequence[np.ndarray]) -> CropProbabilities:
         """The class probabilities of a batch of BGR crops (each ``crop_px`` square, uint8)."""
