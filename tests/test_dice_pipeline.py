@@ -7,6 +7,7 @@ crops reach the reader, how its probabilities decide, and that every read names 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,6 +17,8 @@ from synthetic_dice import LeansAt, SpotCounter, die_frame
 from vision.declines import Decline
 from vision.dice_pipeline import StagedDiceReader
 from vision.dice_scene import SceneSettings
+from vision.dice_size_from_reads import SizeSource
+from vision.dice_stage_config import DiceStageConfig
 
 
 def reader(counter: SpotCounter, **scene: object) -> StagedDiceReader:
@@ -91,3 +94,13 @@ def test_with_a_camera_over_the_table_the_lean_model_judges_every_die_read_in_on
     oblique = LeansAt(100.0)
     read = StagedDiceReader(SpotCounter(), SceneSettings(expected_dice=3), side_share=0.45, lean=oblique).read(frame)
     assert read.accepted and oblique.asked == [] and read.lean_sha256 is None  # an oblique camera: not asked
+
+
+def test_every_read_names_the_size_it_was_explained_at_and_where_that_size_came_from() -> None:
+    frame, _ = die_frame([(60, 60), (160, 120), (250, 180)], faces=[3, 6, 1])
+    estimated = reader(SpotCounter()).read(frame)
+    assert estimated.accepted and estimated.size_source is SizeSource.BODIES
+    assert estimated.to_json()["size_source"] == "bodies" and estimated.to_json()["die_edge_px"] == pytest.approx(
+        estimated.die_edge_px, abs=0.05)
+    told = dataclasses.replace(reader(SpotCounter()), stages=DiceStageConfig(die_edge_px=(30.0, 50.0))).read(frame)
+    assert told.accepted and told.size_source is SizeSource.TOLD and 30.0 <= told.die_edge_px <= 50.0

@@ -33,6 +33,7 @@ from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, Exp
 from vision.dice_proposals import propose_squares
 from vision.dice_scene import LeanJudgement, SceneSettings, judge_scene
 from vision.dice_second_look import SecondLookSettings, around, seeds
+from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
 from vision.frame import check_image
@@ -71,6 +72,9 @@ class StagedRead:
     readings: int
     lean_sha256: str | None = None
     """The lean model that judged whether the dice read lean (None: an oblique camera, or no model)."""
+    die_edge_px: float | None = None
+    """The die's edge the frame was explained at, px, and where it came from (:class:`SizeSource`)."""
+    size_source: SizeSource | None = None
 
     @property
     def accepted(self) -> bool:
@@ -86,7 +90,9 @@ class StagedRead:
         return {"accepted": self.accepted, "faces": list(self.faces),
                 "decline": None if self.decline is None else str(self.decline), "detail": self.detail,
                 "dice": [die.to_json() for die in self.dice], "reader_sha256": self.reader_sha256,
-                **({} if self.lean_sha256 is None else {"lean_sha256": self.lean_sha256})}
+                **({} if self.lean_sha256 is None else {"lean_sha256": self.lean_sha256}),
+                **({} if self.die_edge_px is None else {"die_edge_px": round(self.die_edge_px, 1),
+                                                       "size_source": str(self.size_source)})}
 
 
 def body_in_frame(body: Body, pips: int = 0, bodies: Bodies | None = None) -> BodyPixels:
@@ -116,6 +122,8 @@ class ExplainedFrame:
     explanations: list[BodyExplanation]
     readings: int
     """Squares read, both looks."""
+    size_source: SizeSource = SizeSource.BODIES
+    """Where ``die_edge_px`` came from."""
 
     @property
     def dice(self) -> list[DieReading]:
@@ -134,15 +142,23 @@ class StagedDiceReader:
     """Side face a flat die shows to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
 
     second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
+    size_from_reads: SizeFromReads = field(default_factory=SizeFromReads)
     lean: LeanReader | None = None
     """Whether a die read leans, with a camera over the table; :meth:`read` refuses to judge such a camera's frames
     without it (None serves :meth:`explain` only, or an oblique camera)."""
 
     def explain(self, frame: np.ndarray) -> ExplainedFrame:
-        """Stages 1 to 4 on one BGR uint8 frame: its bodies, each explained by its sure readings."""
+        """Stages 1 to 4 on one BGR uint8 frame: its bodies, each explained by its sure readings; without a size
+        told (``stages.die_edge_px``), at the size the dice read surely give (:mod:`vision.dice_size_from_reads`)."""
         frame = check_image(frame)
-        found = find_bodies(frame, self.stages)
-        proposals = propose_squares(frame, found, self.stages)
+        explained, source = explained_at_read_size(lambda stages: self._explain(frame, stages), self.stages,
+                                                   self.size_from_reads, lambda die: die.square.edge_px)
+        return replace(explained, size_source=source)
+
+    def _explain(self, frame: np.ndarray, stages: DiceStageConfig) -> ExplainedFrame:
+        """Stages 1 to 4 with ``stages`` (the size told, or not)."""
+        found = find_bodies(frame, stages)
+        proposals = propose_squares(frame, found, stages)
         per_body = read_bodies(frame, [proposal.squares for proposal in proposals], self.reader, found.die_edge_px,
                                self.second_look)
         settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
@@ -161,7 +177,8 @@ class StagedDiceReader:
         lean = self._lean(frame, explained.explanations) if scene.leaning_check else None
         verdict = judge_scene(frame, explained.bodies, explained.explanations, explained.die_edge_px, scene, lean)
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
-                          explained.readings, None if lean is None else lean.model_sha256)
+                          explained.readings, None if lean is None else lean.model_sha256, explained.die_edge_px,
+                          explained.size_source)
 
     def _lean(self, frame: np.ndarray, explanations: Sequence[BodyExplanation]) -> LeanJudgement:
         """The lean model's verdict on every die read, in one batch."""

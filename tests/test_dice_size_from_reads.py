@@ -1,0 +1,98 @@
+"""The die's size corrected by the dice read surely, when the bench tells none (vision.dice_size_from_reads)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pytest
+
+from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size
+from vision.dice_stage_config import DiceStageConfig
+
+
+@dataclass(frozen=True)
+class Explanation:
+    die_edge_px: float
+    dice: tuple[float, ...]
+    """The edges of the dice read surely."""
+
+
+class Frame:
+    """A frame whose dice are ``true_edge`` px: an explanation at a size within ``reads_within`` of it reads them
+    all surely (at their own edge); one further off reads none. Without a size told the bodies say ``estimate``."""
+
+    def __init__(self, true_edge: float, estimate: float, reads_within: float = 0.35, dice: int = 3) -> None:
+        self.true_edge, self.estimate, self.reads_within, self.count = true_edge, estimate, reads_within, dice
+        self.asked: list[tuple[float, float] | None] = []
+
+    def explain(self, stages: DiceStageConfig) -> Explanation:
+        self.asked.append(stages.die_edge_px)
+        told = stages.die_edge_px
+        if told is None:
+            size = self.estimate
+        else:  # told a range, the bodies find the dice's own size in it, else take its middle
+            size = self.true_edge if told[0] <= self.true_edge <= told[1] else (told[0] + told[1]) / 2
+        readable = abs(size / self.true_edge - 1.0) <= self.reads_within
+        return Explanation(size, (self.true_edge,) * self.count if readable else ())
+
+
+def _explain(frame: Frame, stages: DiceStageConfig | None = None, settings: SizeFromReads | None = None
+             ) -> tuple[Explanation, SizeSource]:
+    return explained_at_read_size(frame.explain, stages or DiceStageConfig(), settings or SizeFromReads(),
+                                  lambda edge: edge)
+
+
+def test_a_size_the_bench_tells_is_kept_and_the_frame_explained_once() -> None:
+    frame = Frame(true_edge=40.0, estimate=40.0)
+    explained, source = _explain(frame, DiceStageConfig(die_edge_px=(55.0, 65.0)))
+    assert source is SizeSource.TOLD and frame.asked == [(55.0, 65.0)]
+    assert explained.die_edge_px == 60.0 and explained.dice == ()  # told wrong: declined, not second-guessed
+
+
+def test_an_estimate_near_the_sure_reads_is_kept() -> None:
+    frame = Frame(true_edge=40.0, estimate=44.0)  # 10 % off: within differ_share 0.15
+    explained, source = _explain(frame)
+    assert source is SizeSource.BODIES and frame.asked == [None] and explained.die_edge_px == 44.0
+
+
+def test_sure_reads_far_from_the_estimate_explain_the_frame_again_told_their_size() -> None:
+    frame = Frame(true_edge=40.0, estimate=50.0)  # 25 % off, yet still readable
+    explained, source = _explain(frame)
+    assert source is SizeSource.SURE_READS
+    assert frame.asked == [None, pytest.approx((32.0, 48.0))]
+    assert explained.die_edge_px == 40.0 and len(explained.dice) == 3
+
+
+def test_a_frame_read_nowhere_at_the_estimate_is_explained_at_half_of_it_then_at_its_dice_s_size() -> None:
+    frame = Frame(true_edge=40.0, estimate=110.0, reads_within=0.4)  # shadows and touching dice: 2.75 dice
+    explained, source = _explain(frame)
+    assert frame.asked == [None, pytest.approx((44.0, 66.0)), pytest.approx((32.0, 48.0))]
+    assert source is SizeSource.SURE_READS and explained.die_edge_px == 40.0
+
+
+def test_the_smaller_size_stands_when_its_reads_agree_with_it() -> None:
+    frame = Frame(true_edge=42.0, estimate=84.0)
+    explained, source = _explain(frame)
+    assert source is SizeSource.SMALLER and frame.asked == [None, pytest.approx((33.6, 50.4))]
+    assert explained.die_edge_px == 42.0
+
+
+def test_a_frame_read_at_no_size_keeps_its_first_explanation() -> None:
+    frame = Frame(true_edge=40.0, estimate=200.0)  # half of it is still far off: nothing is read
+    explained, source = _explain(frame)
+    assert source is SizeSource.BODIES and explained.die_edge_px == 200.0 and explained.dice == ()
+    assert len(frame.asked) == 2
+
+
+def test_turned_off_the_bodies_estimate_stands() -> None:
+    frame = Frame(true_edge=40.0, estimate=50.0)
+    explained, source = _explain(frame, settings=SizeFromReads(enabled=False))
+    assert source is SizeSource.BODIES and frame.asked == [None] and explained.die_edge_px == 50.0
+
+
+@pytest.mark.parametrize("field", ["differ_share", "told_share", "smaller_share"])
+@pytest.mark.parametrize("value", [0.0, 1.0, -0.2])
+def test_shares_outside_zero_to_one_are_refused_naming_them(field: str, value: float) -> None:
+    with pytest.raises(ValueError, match="differ_share, told_share and smaller_share must lie within 0..1"):
+        dataclasses.replace(SizeFromReads(), **{field: value})
