@@ -81,8 +81,9 @@ def check_dice_readers(profile: Profile, origin: str) -> None:
         raise ProfileError("\n".join(problems))
 
 
-STAGED_READER_SHORTFALL = ("some cocked dice are read as flat, and its declines may depend on the faces shown "
-                           "(benchmarks/dice_reader_accuracy.py and benchmarks/dice_decline_bias.py --reader staged)")
+STAGED_READER_SHORTFALL = ("it declines more clean frames and simulated throws than its targets allow, and its "
+                           "declines may depend on the faces shown (benchmarks/dice_reader_accuracy.py and "
+                           "benchmarks/dice_decline_bias.py --reader staged)")
 """Why the staged dice reader cannot yet carry a verdict, with the benchmarks that measure it."""
 
 STAGED_READER_CAVEAT = (f"the staged dice reader has not yet met its benchmark targets ({STAGED_READER_SHORTFALL}): "

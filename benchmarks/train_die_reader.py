@@ -1,11 +1,13 @@
 """Train the per-die reader (faces 1..6 and "not a flat readable die"), export it to ONNX, calibrate, write its card.
 
 Data (split by image, :func:`vision.die_samples.split_of`): the train part of
-``../shared/datasets/dice-photos-byler-train/`` and frames from the renderer (exact truth, cocked,
-stacked and moving dice); with ``--protocol B`` also the train part of
-``../shared/datasets/dice-photos-matteop65/``. The acceptance threshold is fitted
-(:mod:`vision.die_reader_calibration`) on the validation parts and fresh rendered frames, read by the
-exported ONNX model through ONNX Runtime exactly as at run time. Test parts are never touched here.
+``../shared/datasets/dice-photos-byler-train/``, frames from the renderer (exact truth, cocked,
+stacked and moving dice) and still frames of the simulated certification camera
+(:mod:`drivers.sim.dice_camera`, both its styles, through its sensor); with ``--protocol B`` also the
+train part of ``../shared/datasets/dice-photos-matteop65/``. The acceptance threshold is fitted
+(:mod:`vision.die_reader_calibration`) on the validation parts and fresh rendered and simulated-camera
+frames of other seeds, read by the exported ONNX model through ONNX Runtime exactly as at run time. Test
+parts are never touched here.
 
 Every crop is cut with :func:`vision.die_crop.rectified_crop`. Augmentation: the die's square is
 jittered (scale, shift, any turn) and the crop goes through colour (gains, channel order, grey),
@@ -25,6 +27,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,12 +43,14 @@ from vision.die_samples import (
     CLASS_NAMES,
     NOT_A_DIE,
     EdgeRule,
+    RenderedFrame,
     die_squares,
     median_pip_edge,
     not_a_die_squares,
     photos_in,
     proposal_samples,
     rendered_samples,
+    truth_frame,
 )
 from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledImage, labelled_images
 
@@ -114,12 +119,51 @@ def photo_patches(photos: list[LabelledImage], rule: EdgeRule, rng: np.random.Ge
 
 def render_patches(seed: int, frames: int) -> Patches:
     """Patches of the samples of ``frames`` rendered frames drawn from ``seed``."""
+    return frame_patches(rendered_samples(np.random.default_rng(seed), frames))
+
+
+def frame_patches(frames: Iterable[RenderedFrame]) -> Patches:
+    """Patches of the samples of ``frames`` and of the squares the stages propose in them."""
     images, labels = [], []
-    for frame in rendered_samples(np.random.default_rng(seed), frames):
+    for frame in frames:
         for square, label in [*frame.samples, *proposal_samples(frame.image, frame.dice)]:
             images.append(context_patch(frame.image, square))
             labels.append(label)
-    return Patches(np.array(images, np.uint8), np.array(labels, np.int64))
+    return Patches(np.array(images, np.uint8), np.array(labels, np.int64)) if images else Patches.empty()
+
+
+SIM_STYLES = ("translucent-red", "opaque-white")
+SIM_TRAIN_THROWS = 400
+"""Throws of the simulated dice camera (:mod:`drivers.sim.dice_camera`) in the training data, half in each of
+:data:`SIM_STYLES`: its own renderer's dice seen through its sensor, at a scale drawn per throw."""
+SIM_VALIDATION_THROWS = 150
+SIM_VALIDATION_SEED = 4343
+
+
+def sim_camera_frames(seed: int, throws: int) -> Iterator[RenderedFrame]:
+    """The first still frame of each of ``throws`` throws of three fair dice by simulated cameras seeded ``seed``,
+    alternately in each of :data:`SIM_STYLES` (the bench's certification camera; no cocked or stacked die)."""
+    from bench.profiles.camera import CameraSimulation
+    from bench.profiles.model import DiceOptions, DiceSimulator
+    from drivers.sim.dice_camera import SimulatedDiceCamera
+
+    options = DiceOptions(game="banca-francesa")
+    cameras = [SimulatedDiceCamera(DiceSimulator(style=style, seed=seed + k), options,
+                                   CameraSimulation(seed=seed + k)) for k, style in enumerate(SIM_STYLES)]
+    rng = np.random.default_rng(seed)
+    for throw in range(throws):
+        camera = cameras[throw % len(cameras)]
+        frame = camera.read()
+        while frame.truth is None:  # the tumbling frames
+            frame = camera.read()
+        for _ in range(camera.still_frames - 1):
+            camera.read()
+        yield truth_frame(frame.image, frame.truth, set(), rng)
+
+
+def sim_patches(seed: int, throws: int) -> Patches:
+    """Patches of the samples and the proposed squares of ``throws`` throws of the simulated camera."""
+    return frame_patches(sim_camera_frames(seed, throws))
 
 
 # --------------------------------------------------------------------------- augmentation
@@ -128,8 +172,8 @@ def render_patches(seed: int, frames: int) -> Patches:
 def jittered_crop(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A crop of the patch's die with its square scaled, shifted and turned at random."""
     edge = CONTEXT_PX / CONTEXT_EDGES
-    scale = float(np.exp(rng.uniform(np.log(0.85), np.log(1.25))))
-    shift = rng.uniform(-0.08, 0.08, 2) * edge
+    scale = float(np.exp(rng.uniform(np.log(0.8), np.log(1.25))))  # a die's far too small square is another sample
+    shift = rng.uniform(-0.12, 0.12, 2) * edge  # the stages' squares lie up to 0.15 of an edge off (SAME_DIE_SHARE)
     square = DieSquare((CONTEXT_PX / 2 + shift[0], CONTEXT_PX / 2 + shift[1]), edge * scale, float(rng.uniform(0, 360)))
     return rectified_crop(patch, square, CROP_PX, CROP_MARGIN)
 
@@ -292,9 +336,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--protocol", choices=("A", "B"), default=None,
                         help="A: Byler train part + rendered; B: also the matteop65 train part (default A; with "
                              "--calibrate-only, the protocol the card states)")
-    parser.add_argument("--epochs", type=int, default=80)
+    parser.add_argument("--epochs", type=int, default=64)
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--rendered-frames", type=int, default=RENDERED_TRAIN_FRAMES)
+    parser.add_argument("--sim-throws", type=int, default=SIM_TRAIN_THROWS,
+                        help="throws of the simulated dice camera to train on")
     parser.add_argument("--crop-px", type=int, default=CROP_PX, help="side of the reader's crop (a multiple of 8)")
     parser.add_argument("--widths", default=",".join(map(str, WIDTHS)),
                         help="channels of the four convolutions, comma-separated")
@@ -329,11 +375,13 @@ def main(argv: list[str] | None = None) -> int:
     photo_train = train_set
     for _ in range(PHOTO_REPEATS - 1):
         train_set = train_set + photo_train
-    train_set = train_set + render_patches(SEED, args.rendered_frames)
-    validation = validation + render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
+    train_set = train_set + render_patches(SEED, args.rendered_frames) + sim_patches(SEED, args.sim_throws)
+    validation = validation + generated_validation(SIM_VALIDATION_THROWS)
     data |= {"photo_repeats": PHOTO_REPEATS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
              "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
              "rendered_validation_seed": RENDERED_VALIDATION_SEED,
+             "sim_styles": list(SIM_STYLES), "sim_train_throws": args.sim_throws, "sim_train_seed": SEED,
+             "sim_validation_throws": SIM_VALIDATION_THROWS, "sim_validation_seed": SIM_VALIDATION_SEED,
              "train_samples_per_class": np.bincount(train_set.labels, minlength=7).tolist(),
              "validation_samples_per_class": np.bincount(validation.labels, minlength=7).tolist()}
     log(f"with rendered: train {len(train_set.labels)} {data['train_samples_per_class']}, "
@@ -381,15 +429,25 @@ def recalibrate(model_path: Path, protocol: str | None = None) -> int:
     return 0
 
 
+def generated_validation(sim_throws: int) -> Patches:
+    """The validation patches cut from frames whose truth is known: fresh rendered frames and ``sim_throws`` throws
+    of the simulated camera."""
+    return (render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
+            + sim_patches(SIM_VALIDATION_SEED, sim_throws))
+
+
 def recalibration_reads(model_path: Path, protocol: str) -> tuple[np.ndarray, np.ndarray, float]:
-    """What ``--calibrate-only`` fits on (:func:`validation_reads`): the validation parts of ``protocol``'s photos
-    and fresh rendered frames, read by the model at ``model_path``."""
+    """What ``--calibrate-only`` fits on (:func:`validation_reads`): the validation parts of ``protocol``'s photos,
+    fresh rendered frames and the throws of the simulated camera the card states (none for a card that states
+    none), read by the model at ``model_path``."""
+    card = json.loads(card_path(model_path).read_text(encoding="utf-8"))
+    sim_throws = int(card.get("data", {}).get("sim_validation_throws", 0))
     rng = np.random.default_rng(SEED)
     byler, matteo = labelled_images(BYLER_PHOTOS), labelled_images(MATTEOP65_PHOTOS)
     validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
     if protocol == "B":
         validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
-    validation = validation + render_patches(RENDERED_VALIDATION_SEED, RENDERED_VALIDATION_FRAMES)
+    validation = validation + generated_validation(sim_throws)
     return validation_reads(DieReaderModel.load(model_path), validation, validation_photos(byler, matteo, protocol))
 
 

@@ -13,6 +13,7 @@ from model_files import copy_with_card
 
 from vision.declines import Decline
 from vision.dice_scoring import DiceScore, score_lines
+from vision.die_crop import DieSquare
 from vision.die_reader_calibration import figures_at, fit_threshold
 from vision.die_reader_model import (
     DEFAULT_MODEL,
@@ -174,3 +175,26 @@ def test_fitting_the_threshold_again_keeps_to_the_protocol_the_card_states(tmp_p
     with pytest.raises(SystemExit, match=f"trained under protocol {stated}, not {other}"):
         load_benchmark("train_die_reader").recalibrate(copy, other)
     assert card_path(copy).read_text() == before
+
+
+def test_the_simulated_camera_s_throws_give_each_die_s_face_from_a_still_frame() -> None:
+    """The training's throws of the certification camera: one still frame per throw (the tumbling frames carry no
+    truth), the cameras' two styles in turn, each die's square classed by the face the camera's truth gives."""
+    train = load_benchmark("train_die_reader")
+    frames = list(train.sim_camera_frames(seed=11, throws=4))
+    assert len(frames) == 4
+    for frame in frames:
+        assert frame.image.shape == (480, 640, 3)
+        assert len(frame.dice) == 3 and all(label in range(6) for _, label in frame.dice)
+        faces = [label for _, label in frame.samples if label != NOT_A_DIE]
+        assert faces == [label for _, label in frame.dice]
+    # the styles alternate: the middle of a translucent red die is far redder than that of an opaque white one
+    redness = [_redness(frame.image, square) for frame in frames for square, _ in frame.dice]
+    assert min(redness[:3] + redness[6:9]) > 60 and max(redness[3:6] + redness[9:]) < 20
+
+
+def _redness(image: np.ndarray, square: DieSquare) -> float:
+    """Mean red minus green over the middle half of ``square``."""
+    x, y, half = int(square.centre_px[0]), int(square.centre_px[1]), int(square.edge_px / 4)
+    patch = image[y - half:y + half, x - half:x + half].astype(int)
+    return float(np.mean(patch[..., 2] - patch[..., 1]))

@@ -15,6 +15,7 @@ from vision.die_crop import DieSquare
 from vision.die_samples import (
     NOT_A_DIE,
     PIPS_TO_EDGE,
+    SHRUNK_EDGE_SHARE,
     die_squares,
     not_a_die_squares,
     photos_in,
@@ -91,6 +92,12 @@ def test_rendered_samples_label_flat_dice_by_face_and_faults_as_not_a_die() -> N
     labels = [label for frame in frames for _, label in frame.samples]
     assert set(labels) <= set(range(7)) and NOT_A_DIE in labels
     assert sum(label < NOT_A_DIE for label in labels) >= 9
+    for frame in frames:  # each die read gives a square far too small, centred on it, that is no readable die
+        read = [square for square, label in frame.dice if label is not None]
+        shrunk = [square for square, label in frame.samples if label == NOT_A_DIE
+                  and any(square.centre_px == die.centre_px and square.edge_px == pytest.approx(
+                      SHRUNK_EDGE_SHARE * die.edge_px) for die in read)]
+        assert len(shrunk) == len(read)
 
 
 def _truth(**changes: object) -> DieTruth:

@@ -28,7 +28,7 @@ from vision.die_reader_model import NOT_A_DIE
 from vision.yolo_labels import LabelError, LabelledDie, LabelledImage
 
 if TYPE_CHECKING:
-    from vision.render.dice import DieTruth
+    from vision.render.dice import DiceTruth, DieTruth
 
 CLASS_NAMES = ("1", "2", "3", "4", "5", "6", "not-a-die")
 
@@ -190,16 +190,31 @@ def rendered_samples(rng: np.random.Generator, frames: int) -> Iterator[Rendered
         count = int(rng.integers(2 if fault == ("stacked",) else 1, 6))
         scene = random_dice_scene(rng, count, styles[index % len(styles)], faults=fault, oblique=index % 4 == 1)
         image, truth = render_dice(scene, Nuisance.realistic(rng), rng)
-        beneath = {d.rests_on for d in scene.dice if d.rests_on is not None}
-        dice = tuple((truth_square(die.corners_px), rendered_class(die, beneath=i in beneath))
-                     for i, die in enumerate(truth.dice))
-        samples = [(square, label) for square, label in dice if label is not None]
-        squares = [square for square, _ in dice]
-        height, width = image.shape[:2]
-        near = 0 if any(label is None for _, label in dice) else 1  # a die on another shows where its square was moved
-        samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=near,
-                                                             pairs=near)]
-        yield RenderedFrame(image, tuple(samples), dice)
+        yield truth_frame(image, truth, {d.rests_on for d in scene.dice if d.rests_on is not None}, rng)
+
+
+SHRUNK_EDGE_SHARE = 0.6
+"""A square this share of a flat die's edge, centred on it, is "not a flat readable die": the die's outer pips fall
+in the crop's margin and the square holds only some of them (a 4 seen as a 2). The stages propose squares of
+several sizes; the reader must read the die from a square of its own size, not from one far too small."""
+
+
+def truth_frame(image: np.ndarray, truth: DiceTruth, beneath: set[int], rng: np.random.Generator) -> RenderedFrame:
+    """The samples of a frame whose truth is known (rendered, or from the simulated camera): each die's class
+    (:func:`rendered_class`; ``beneath``: the indices of the dice another rests on), a square far too small on each
+    die that gives a class (:data:`SHRUNK_EDGE_SHARE`), and squares of bare table, and of half a die and two dice
+    when every die gives a sample."""
+    dice = tuple((truth_square(die.corners_px), rendered_class(die, beneath=i in beneath))
+                 for i, die in enumerate(truth.dice))
+    samples = [(square, label) for square, label in dice if label is not None]
+    samples += [(DieSquare(square.centre_px, SHRUNK_EDGE_SHARE * square.edge_px, square.angle_deg), NOT_A_DIE)
+                for square, label in dice if label is not None]
+    squares = [square for square, _ in dice]
+    height, width = image.shape[:2]
+    near = 0 if any(label is None for _, label in dice) else 1  # a die on another shows where its square was moved
+    samples += [(s, NOT_A_DIE) for s in not_a_die_squares(squares, (width, height), rng, table=1, shifted=near,
+                                                         pairs=near)]
+    return RenderedFrame(image, tuple(samples), dice)
 
 
 SAME_DIE_SHARE = 0.15
