@@ -14,7 +14,7 @@ The threshold is fitted on frames of another seed, never trained on, on the dice
 (:func:`runtime_crops`): the least probability of not lying flat such that at most :data:`MAX_MISSED` of the
 leaning dice, and of the dice on another, fall below it (declining a flat die costs a re-throw; passing a cocked
 one may cost a wrong result). The card states it with the share of flat dice it declines and the per-die reader
-whose dice it was fitted on. Fixed seeds; needs the ``train`` extra (torch, onnx); 27 minutes on this 2-core
+whose dice it was fitted on. Fixed seeds; needs the ``train`` extra (torch, onnx); 23 minutes on this 2-core
 machine::
 
     nice .venv/bin/python benchmarks/train_die_lean.py          # writes vision/models/die_lean.*
