@@ -152,12 +152,7 @@ def sim_camera_frames(seed: int, throws: int) -> Iterator[RenderedFrame]:
                                    CameraSimulation(seed=seed + k)) for k, style in enumerate(SIM_STYLES)]
     rng = np.random.default_rng(seed)
     for throw in range(throws):
-        camera = cameras[throw % len(cameras)]
-        frame = camera.read()
-        while frame.truth is None:  # the tumbling frames
-            frame = camera.read()
-        for _ in range(camera.still_frames - 1):
-            camera.read()
+        frame = cameras[throw % len(cameras)].still_frame()
         yield truth_frame(frame.image, frame.truth, set(), rng)
 
 

@@ -22,15 +22,7 @@ def still_frames() -> list:
     30 to 56 px a throw)."""
     camera = SimulatedDiceCamera(DiceSimulator(style="translucent-red", seed=20070226),
                                  DiceOptions(game="banca-francesa"), CameraSimulation(seed=20070226))
-    frames = []
-    for _ in range(THROWS):
-        frame = camera.read()
-        while frame.truth is None:
-            frame = camera.read()
-        for _ in range(camera.still_frames - 1):
-            camera.read()
-        frames.append(frame)
-    return frames
+    return [camera.still_frame() for _ in range(THROWS)]
 
 
 def test_the_sure_reads_size_reads_throws_the_bodies_size_declines_and_reads_none_wrong(still_frames: list) -> None:

@@ -30,6 +30,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from vision.dice_stage_config import DiceStageConfig
+from vision.die_size_calibration import MARGIN as SIZE_MARGIN
 
 
 class SizeSource(StrEnum):
@@ -52,8 +53,9 @@ class SizeFromReads:
     enabled: bool = True
     differ_share: float = 0.15
     """The sure reads' median edge must differ from the size the frame was explained at by more than this share."""
-    told_share: float = 0.2
-    """The second explanation is told the sure reads' median edge within +- this share."""
+    told_share: float = SIZE_MARGIN
+    """The second explanation is told the sure reads' median edge within +- this share (as ``bench calibrate dice``
+    writes a lab's size)."""
     smaller_share: float = 0.5
     """With no die read surely, the frame is explained again at this share of the bodies' estimate."""
 

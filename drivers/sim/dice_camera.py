@@ -147,5 +147,16 @@ class SimulatedDiceCamera(Camera):
             self._render_throw()
         return self._queue.popleft()
 
+    def still_frame(self) -> Frame:
+        """The first still frame of the next throw (with its truth), the rest of that throw's frames skipped: one
+        settled view per throw, for measuring a reader without the settling and voting of a dice table."""
+        self._queue.clear()
+        self._render_throw()
+        while self._queue[0].truth is None:  # the tumbling frames
+            self._queue.popleft()
+        frame = self._queue.popleft()
+        self._queue.clear()
+        return frame
+
     def close(self) -> None:
         self._queue.clear()
