@@ -20,10 +20,13 @@ class Explanation:
 
 class Frame:
     """A frame whose dice are ``true_edge`` px: an explanation at a size within ``reads_within`` of it reads them
-    all surely (at their own edge); one further off reads none. Without a size told the bodies say ``estimate``."""
+    all surely (at their own edge); one further off reads none. Without a size told the bodies say ``estimate``.
+    ``measurable``: whether the reader can measure the dice it reads surely (:mod:`vision.die_size_probe`)."""
 
-    def __init__(self, true_edge: float, estimate: float, reads_within: float = 0.35, dice: int = 3) -> None:
+    def __init__(self, true_edge: float, estimate: float, reads_within: float = 0.35, dice: int = 3,
+                 measurable: bool = True) -> None:
         self.true_edge, self.estimate, self.reads_within, self.count = true_edge, estimate, reads_within, dice
+        self.measurable = measurable
         self.asked: list[tuple[float, float] | None] = []
 
     def explain(self, stages: DiceStageConfig) -> Explanation:
@@ -40,7 +43,7 @@ class Frame:
 def _explain(frame: Frame, stages: DiceStageConfig | None = None, settings: SizeFromReads | None = None
              ) -> tuple[Explanation, SizeSource]:
     return explained_at_read_size(frame.explain, stages or DiceStageConfig(), settings or SizeFromReads(),
-                                  lambda edge: edge)
+                                  lambda edges: list(edges) if frame.measurable else [])
 
 
 def test_a_size_the_bench_tells_is_kept_and_the_frame_explained_once() -> None:
@@ -60,29 +63,49 @@ def test_sure_reads_far_from_the_estimate_explain_the_frame_again_told_their_siz
     frame = Frame(true_edge=40.0, estimate=50.0)  # 25 % off, yet still readable
     explained, source = _explain(frame)
     assert source is SizeSource.SURE_READS
-    assert frame.asked == [None, pytest.approx((32.0, 48.0))]
+    assert frame.asked == [None, pytest.approx((36.0, 44.0))]  # told the measured edge +- measured_share 0.1
     assert explained.die_edge_px == 40.0 and len(explained.dice) == 3
 
 
 def test_a_frame_read_nowhere_at_the_estimate_is_explained_at_half_of_it_then_at_its_dice_s_size() -> None:
     frame = Frame(true_edge=40.0, estimate=110.0, reads_within=0.4)  # shadows and touching dice: 2.75 dice
     explained, source = _explain(frame)
-    assert frame.asked == [None, pytest.approx((44.0, 66.0)), pytest.approx((32.0, 48.0))]
+    assert frame.asked == [None, pytest.approx((44.0, 66.0)), pytest.approx((36.0, 44.0))]
     assert source is SizeSource.SURE_READS and explained.die_edge_px == 40.0
 
 
-def test_the_smaller_size_stands_when_its_reads_agree_with_it() -> None:
+def test_a_frame_read_nowhere_at_the_estimate_nor_at_half_of_it_is_explained_at_twice_it() -> None:
+    frame = Frame(true_edge=40.0, estimate=24.0)  # a translucent die broken into pieces by its glare
+    explained, source = _explain(frame)
+    assert frame.asked == [None, pytest.approx((9.6, 14.4)), pytest.approx((38.4, 57.6))]
+    assert source is SizeSource.RETRIED and explained.die_edge_px == 40.0
+
+
+def test_the_retried_size_stands_when_its_reads_agree_with_it() -> None:
     frame = Frame(true_edge=42.0, estimate=84.0)
     explained, source = _explain(frame)
-    assert source is SizeSource.SMALLER and frame.asked == [None, pytest.approx((33.6, 50.4))]
+    assert source is SizeSource.RETRIED and frame.asked == [None, pytest.approx((33.6, 50.4))]
     assert explained.die_edge_px == 42.0
 
 
+def test_a_retry_whose_dice_the_reader_cannot_measure_is_not_taken() -> None:
+    frame = Frame(true_edge=40.0, estimate=24.0, measurable=False)  # a lone pip reads as a 1 at every size
+    explained, source = _explain(frame)
+    assert source is SizeSource.BODIES and explained.die_edge_px == 24.0 and explained.dice == ()
+    assert len(frame.asked) == 3
+
+
+def test_unmeasurable_sure_reads_keep_the_size_they_were_read_at() -> None:
+    frame = Frame(true_edge=40.0, estimate=50.0, measurable=False)
+    explained, source = _explain(frame)
+    assert source is SizeSource.BODIES and frame.asked == [None] and len(explained.dice) == 3
+
+
 def test_a_frame_read_at_no_size_keeps_its_first_explanation() -> None:
-    frame = Frame(true_edge=40.0, estimate=200.0)  # half of it is still far off: nothing is read
+    frame = Frame(true_edge=40.0, estimate=200.0)  # half of it and twice it are still far off: nothing is read
     explained, source = _explain(frame)
     assert source is SizeSource.BODIES and explained.die_edge_px == 200.0 and explained.dice == ()
-    assert len(frame.asked) == 2
+    assert len(frame.asked) == 3
 
 
 def test_turned_off_the_bodies_estimate_stands() -> None:
@@ -91,8 +114,14 @@ def test_turned_off_the_bodies_estimate_stands() -> None:
     assert source is SizeSource.BODIES and frame.asked == [None] and explained.die_edge_px == 50.0
 
 
-@pytest.mark.parametrize("field", ["differ_share", "told_share", "smaller_share"])
+@pytest.mark.parametrize("field", ["differ_share", "told_share", "measured_share"])
 @pytest.mark.parametrize("value", [0.0, 1.0, -0.2])
 def test_shares_outside_zero_to_one_are_refused_naming_them(field: str, value: float) -> None:
-    with pytest.raises(ValueError, match="differ_share, told_share and smaller_share must lie within 0..1"):
+    with pytest.raises(ValueError, match=f"{field} must lie within 0..1"):
         dataclasses.replace(SizeFromReads(), **{field: value})
+
+
+@pytest.mark.parametrize("shares", [(0.5, 1.0), (0.0,), (-2.0,), (float("nan"),)])
+def test_retry_shares_that_are_not_positive_or_retry_the_estimate_itself_are_refused(shares: tuple) -> None:
+    with pytest.raises(ValueError, match="a retry share must be positive and not 1"):
+        SizeFromReads(retry_shares=shares)

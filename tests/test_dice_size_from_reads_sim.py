@@ -37,6 +37,6 @@ def test_the_sure_reads_size_reads_throws_the_bodies_size_declines_and_reads_non
             if read.accepted:
                 assert read.faces == truth, f"{name} the size from the sure reads: read {read.faces}, truth {truth}"
                 accepted[name] += 1
-                corrected += name == "with" and read.size_source in (SizeSource.SURE_READS, SizeSource.SMALLER)
-    # measured with the shipped models: 23 of 24 against 14 of 24, 20 of them at a corrected size
-    assert accepted["with"] >= accepted["without"] + 5 and corrected >= 5, accepted
+                corrected += name == "with" and read.size_source in (SizeSource.SURE_READS, SizeSource.RETRIED)
+    # measured with the shipped models: 24 of 24 against 15 of 24, 22 of them at a corrected size
+    assert accepted["with"] >= 22 and accepted["with"] >= accepted["without"] + 5 and corrected >= 5, accepted

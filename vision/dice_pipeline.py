@@ -36,6 +36,7 @@ from vision.dice_second_look import SecondLookSettings, around, seeds
 from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
+from vision.die_size_probe import SureDie, probed_edges
 from vision.frame import check_image
 
 
@@ -121,7 +122,7 @@ class ExplainedFrame:
     bodies: list[BodyPixels]
     explanations: list[BodyExplanation]
     readings: int
-    """Squares read, both looks."""
+    """Squares read for the frame: both looks, at every size it was explained at, and the size probes."""
     size_source: SizeSource = SizeSource.BODIES
     """Where ``die_edge_px`` came from."""
 
@@ -151,17 +152,25 @@ class StagedDiceReader:
         """Stages 1 to 4 on one BGR uint8 frame: its bodies, each explained by its sure readings; without a size
         told (``stages.die_edge_px``), at the size the dice read surely give (:mod:`vision.dice_size_from_reads`)."""
         frame = check_image(frame)
-        explained, source = explained_at_read_size(lambda stages: self._explain(frame, stages), self.stages,
-                                                   self.size_from_reads, lambda die: die.square.edge_px)
-        return replace(explained, size_source=source)
+        counted = _CountingReader(self.reader)
+        explained, source = explained_at_read_size(lambda stages: self._explain(frame, stages, counted), self.stages,
+                                                   self.size_from_reads,
+                                                   lambda dice: self._measured_edges(frame, dice, counted))
+        return replace(explained, size_source=source, readings=counted.squares)
 
-    def _explain(self, frame: np.ndarray, stages: DiceStageConfig) -> ExplainedFrame:
+    def _measured_edges(self, frame: np.ndarray, dice: Sequence[DieReading], reader: CropReader) -> list[float]:
+        """The edges the per-die reader measures of ``dice`` read surely (:mod:`vision.die_size_probe`)."""
+        sure = [SureDie(die.square, die.face, die.confidence) for die in dice if die.face is not None]
+        return probed_edges(sure, lambda squares: read_squares(frame, squares, reader), reader.threshold,
+                            self.size_from_reads.probe)
+
+    def _explain(self, frame: np.ndarray, stages: DiceStageConfig, reader: CropReader) -> ExplainedFrame:
         """Stages 1 to 4 with ``stages`` (the size told, or not)."""
         found = find_bodies(frame, stages)
         proposals = propose_squares(frame, found, stages)
-        per_body = read_bodies(frame, [proposal.squares for proposal in proposals], self.reader, found.die_edge_px,
+        per_body = read_bodies(frame, [proposal.squares for proposal in proposals], reader, found.die_edge_px,
                                self.second_look)
-        settings = ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share)
+        settings = ExplanationSettings(threshold=reader.threshold, side_share=self.side_share)
         bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
         explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
         return ExplainedFrame(found.die_edge_px, bodies, explanations, sum(len(readings) for readings in per_body))
@@ -191,6 +200,34 @@ class StagedDiceReader:
         return LeanJudgement({square: (float(a), float(b), float(c)) for square, (a, b, c) in zip(squares, rows,
                                                                                                  strict=True)},
                              self.lean.threshold, self.lean.sha256)
+
+
+@dataclass
+class _CountingReader:
+    """A :class:`CropReader` that counts the squares it reads (a frame's evidence states them all)."""
+
+    reader: CropReader
+    squares: int = 0
+
+    @property
+    def crop_px(self) -> int:
+        return self.reader.crop_px
+
+    @property
+    def margin(self) -> float:
+        return self.reader.margin
+
+    @property
+    def threshold(self) -> float:
+        return self.reader.threshold
+
+    @property
+    def sha256(self) -> str:
+        return self.reader.sha256
+
+    def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        self.squares += len(crops)
+        return self.reader.probabilities(crops)
 
 
 def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropReader) -> np.ndarray:

@@ -3,17 +3,19 @@
 Without a size from the bench (a lab's configuration states one for a camera fixed on its mount,
 ``stages.die_edge_px``), the first stage estimates it from the bodies' shapes (:mod:`vision.dice_bodies`).
 Dice touching one another, a die's cast shadow, the glow a translucent die throws on the cloth and the
-vignetting of a lens all make bodies look larger than one die, seldom smaller; a frame explained at a size
-far from the dice's own proposes squares the per-die reader cannot read, or drops its dice as specks.
+vignetting of a lens all make bodies look larger than one die; a translucent die broken by its own glare into
+pieces makes them look smaller. A frame explained at a size far from the dice's own proposes squares the per-die
+reader cannot read, or drops its dice as specks.
 
 The dice read surely (at or above the reader's calibrated acceptance threshold) tell the size better than
-any shape: their squares are dice the reader would stake a read on. So, when the bench gave no size:
+any shape: the reader itself measures each one's edge, as the middle of the range of square sizes from which it
+still reads it surely (:mod:`vision.die_size_probe`), since a square read surely may be far from the die's size.
+So, when the bench gave no size:
 
-1. when no die is read surely at the estimate, the frame is explained again at a share of it
-   (``smaller_share``), since the estimate errs large;
-2. when the dice read surely have a median edge more than ``differ_share`` from the size the frame was
-   explained at, it is explained again told that median, +-``told_share`` (as a lab's configuration states
-   a size).
+1. when no die is read surely at the estimate, the frame is explained again at shares of it
+   (``retry_shares``: half, then twice; the estimate errs large more often than small);
+2. when the dice read surely have a median measured edge more than ``differ_share`` from the size the frame was
+   explained at, it is explained again told that median, +-``measured_share``.
 
 The verdict is then that of the last explanation; the scene's checks (cocked, stacked, count, ...) judge it as
 any other, so a frame is accepted only when one reading explains every body at that size. Every read journals
@@ -23,7 +25,7 @@ the size it was explained at and where that size came from (:class:`SizeSource`)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol, TypeVar
 
@@ -31,6 +33,7 @@ import numpy as np
 
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_size_calibration import MARGIN as SIZE_MARGIN
+from vision.die_size_probe import SizeProbe
 
 
 class SizeSource(StrEnum):
@@ -40,10 +43,10 @@ class SizeSource(StrEnum):
     """The bench told it (``stages.die_edge_px``)."""
     BODIES = "bodies"
     """Estimated from the bodies' shapes."""
-    SMALLER = "smaller than the bodies"
-    """A share of the bodies' estimate, at which the reader reads dice where it read none."""
+    RETRIED = "a share of the bodies' estimate"
+    """A share of the bodies' estimate, at which the reader reads dice where it read none at the estimate."""
     SURE_READS = "sure reads"
-    """The median edge of the dice read surely."""
+    """The median edge the reader measures of the dice it read surely."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +59,24 @@ class SizeFromReads:
     told_share: float = SIZE_MARGIN
     """The second explanation is told the sure reads' median edge within +- this share (as ``bench calibrate dice``
     writes a lab's size)."""
-    smaller_share: float = 0.5
-    """With no die read surely, the frame is explained again at this share of the bodies' estimate."""
+    retry_shares: tuple[float, ...] = (0.5, 2.0)
+    """With no die read surely, the frame is explained again at each of these shares of the bodies' estimate in
+    turn, until one reads a die surely."""
+    measured_share: float = 0.1
+    """The explanation at the measured edge is told it within +- this share (the reader measures a die's edge within
+    a few per cent)."""
+    probe: SizeProbe = field(default_factory=SizeProbe)
+    """How the reader measures the edge of a die it read surely."""
 
     def __post_init__(self) -> None:
-        if not (0.0 < self.differ_share < 1.0 and 0.0 < self.told_share < 1.0 and 0.0 < self.smaller_share < 1.0):
-            raise ValueError(f"size from reads: differ_share, told_share and smaller_share must lie within 0..1 "
-                             f"(exclusive), got {self.differ_share:g}, {self.told_share:g}, {self.smaller_share:g}")
+        shares = {"differ_share": self.differ_share, "told_share": self.told_share,
+                  "measured_share": self.measured_share}
+        for name, share in shares.items():
+            if not 0.0 < share < 1.0:
+                raise ValueError(f"size from reads: {name} must lie within 0..1 (exclusive), got {share:g}")
+        for share in self.retry_shares:
+            if not (0.0 < share and share != 1.0 and np.isfinite(share)):
+                raise ValueError(f"size from reads: a retry share must be positive and not 1, got {share:g}")
 
 
 class Explained(Protocol):
@@ -79,11 +93,12 @@ E = TypeVar("E", bound=Explained)
 
 
 def explained_at_read_size(explain: Callable[[DiceStageConfig], E], stages: DiceStageConfig,
-                           settings: SizeFromReads, edge_of: Callable[[object], float]
+                           settings: SizeFromReads, edges_of: Callable[[Sequence[object]], Sequence[float]]
                            ) -> tuple[E, SizeSource]:
     """The frame's explanation at the size its sure reads tell, and where that size came from.
 
-    ``explain(stages)`` explains the frame with ``stages``; ``edge_of(die)`` is the edge of a die read surely.
+    ``explain(stages)`` explains the frame with ``stages``; ``edges_of(dice)`` are the edges measured of (some of)
+    the dice read surely (none measured: the frame keeps the size it was explained at).
     """
     explained = explain(stages)
     if stages.die_edge_px is not None:
@@ -91,15 +106,33 @@ def explained_at_read_size(explain: Callable[[DiceStageConfig], E], stages: Dice
     if not settings.enabled:
         return explained, SizeSource.BODIES
     source = SizeSource.BODIES
+    edges = edges_of(explained.dice) if explained.dice else []
     if not explained.dice:
-        smaller = explain(told(stages, settings.smaller_share * explained.die_edge_px, settings.told_share))
-        if not smaller.dice:
+        retried = _retried(explain, stages, settings, explained.die_edge_px, edges_of)
+        if retried is None:
             return explained, SizeSource.BODIES
-        explained, source = smaller, SizeSource.SMALLER
-    edge = float(np.median([edge_of(die) for die in explained.dice]))
+        (explained, edges), source = retried, SizeSource.RETRIED
+    if not edges:
+        return explained, source
+    edge = float(np.median(edges))
     if abs(edge / explained.die_edge_px - 1.0) <= settings.differ_share:
         return explained, source
-    return explain(told(stages, edge, settings.told_share)), SizeSource.SURE_READS
+    return explain(told(stages, edge, settings.measured_share)), SizeSource.SURE_READS
+
+
+def _retried(explain: Callable[[DiceStageConfig], E], stages: DiceStageConfig, settings: SizeFromReads,
+             estimate: float, edges_of: Callable[[Sequence[object]], Sequence[float]]
+             ) -> tuple[E, Sequence[float]] | None:
+    """The first explanation at a retry share of the bodies' ``estimate`` whose sure reads the reader can measure,
+    with their edges, if any. A retry whose dice read surely at every probed size is not taken: a die that reads
+    the same at half and at twice a size (a lone pip) says nothing of it, and a frame explained at a size far
+    above its dice's loses the smaller ones as specks."""
+    for share in settings.retry_shares:
+        retried = explain(told(stages, share * estimate, settings.told_share))
+        edges = edges_of(retried.dice) if retried.dice else []
+        if edges:
+            return retried, edges
+    return None
 
 
 def told(stages: DiceStageConfig, edge: float, share: float) -> DiceStageConfig:
