@@ -7,6 +7,7 @@ photos).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cv2
@@ -18,7 +19,7 @@ from vision.dice_bodies import find_bodies
 from vision.dice_proposals import propose_squares
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
-from vision.render.dice_frames import frames
+from vision.render.dice_frames import clean_frame, frames, reader_config
 
 PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: [(-1, -1), (-1, 1), (1, -1), (1, 1)],
         5: [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)], 6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)]}
@@ -34,14 +35,15 @@ def table(seed: int = 3, size: tuple[int, int] = (480, 640)) -> np.ndarray:
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
-def draw_die(image: np.ndarray, centre: tuple[float, float], edge: float, face: int, angle: float = 0.0) -> None:
-    """A white die with black pips, seen from above."""
+def draw_die(image: np.ndarray, centre: tuple[float, float], edge: float, face: int, angle: float = 0.0,
+             spread: float = 0.27) -> None:
+    """A white die with black pips ``spread`` of the edge from its centre on each axis, seen from above."""
     square = DieSquare(centre, edge, angle)
     cv2.fillConvexPoly(image, np.round(square.corners()).astype(np.int32), (235, 235, 235), cv2.LINE_AA)
     theta = math.radians(angle)
     for u, v in PIPS[face]:
-        x = centre[0] + 0.27 * edge * (u * math.cos(theta) - v * math.sin(theta))
-        y = centre[1] + 0.27 * edge * (u * math.sin(theta) + v * math.cos(theta))
+        x = centre[0] + spread * edge * (u * math.cos(theta) - v * math.sin(theta))
+        y = centre[1] + spread * edge * (u * math.sin(theta) + v * math.cos(theta))
         cv2.circle(image, (round(x), round(y)), round(0.09 * edge), (20, 20, 20), -1, cv2.LINE_AA)
 
 
@@ -139,6 +141,8 @@ def test_settings_are_checked() -> None:
         DiceStageConfig(die_edge_px=(40.0, 20.0))
     with pytest.raises(ValueError, match="table_median_cells"):
         DiceStageConfig(table_median_cells=4)
+    with pytest.raises(ValueError, match="two_diagonal_share"):
+        DiceStageConfig(two_diagonal_share=(1.0, 0.6))
 
 
 def test_a_die_joined_to_its_shadow_gets_a_square_on_the_die() -> None:
@@ -266,3 +270,17 @@ def test_a_body_counts_the_pips_seen_on_it() -> None:
     found = find_bodies(image)
     pips = {round(p.body.centre_px[0] / 50): p.pips for p in propose_squares(image, found)}
     assert pips == {4: 5, 9: 0}
+
+
+def test_a_two_whose_pips_stand_too_far_apart_to_link_gets_a_square_on_its_centre() -> None:
+    # rendered frame 336 of seed 20240611: a casino die (pips 0.29 of the edge from its centre, 0.82 of it apart on
+    # the diagonal, beyond pip_link_share 0.78) showing 2, one of its pips linked to the touching 4's
+    image, truth = clean_frame(20240611, 336)
+    two = next(die for die in truth.dice if die.face == 2 and math.dist(die.centre_px, (56.3, 419.2)) < 2.0)
+    config = DiceStageConfig(die_edge_px=reader_config(truth).die_edge_px)
+
+    def on_centre(config: DiceStageConfig) -> list[DieSquare]:
+        return [s for s in proposals(image, config) if math.dist(s.centre_px, two.centre_px) <= 0.15 * two.edge_px]
+
+    assert on_centre(config), "no square on the two's centre"
+    assert not on_centre(dataclasses.replace(config, two_diagonal_share=(1.5, 1.6)))  # without the pairing

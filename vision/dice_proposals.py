@@ -11,7 +11,8 @@ So proposals are generous, but every die must get one close to it, and a body ge
    face split by k-means). A canonical face's pips are symmetric about its centre, so the centre of
    their span is the face's centre even when the body's mask is poor (a translucent or marbled die, a
    die against a tray's wall, a die joined to its shadow); their greatest distance apart gives the
-   face's own size (dice of several sizes in one frame).
+   face's own size (dice of several sizes in one frame). A pip left alone by the linking is paired with each pip
+   at a two's diagonal from it (a casino die's pips stand near its corners, too far apart to link).
 2. The body's outline: a body of one die's area gives its rectangle's square, and when the rectangle
    is elongated (a side face or a shadow joined to the die) a square at each end of it.
 3. Touching dice: a body of ``n`` dice's area is cut into ``n`` parts by the peaks of its distance to
@@ -302,8 +303,27 @@ def _faces(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> list[Face]:
         return []
     apart = np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2)
     faces: list[Face] = []
-    for members in linked_groups(apart <= cfg.pip_link_share * edge):
+    groups = linked_groups(apart <= cfg.pip_link_share * edge)
+    for members in groups:
         faces.extend(_split_faces(pips[members], edge, cfg))
+    return faces + _twos_of_lone_pips(pips, apart, [members[0] for members in groups if len(members) == 1], edge, cfg)
+
+
+def _twos_of_lone_pips(pips: np.ndarray, apart: np.ndarray, lone: list[int], edge: float, cfg: DiceStageConfig
+                       ) -> list[Face]:
+    """Twos whose pips stand too far apart to link (a casino die's pips near its corners, or a die larger than the
+    frame's size): each pip left alone by the linking paired with every pip ``two_diagonal_share`` of the edge from
+    it (alone too, or linked to a neighbouring die's pips), as one face. The lone pips stay faces of their own (a
+    one, or a pip whose partner is hidden)."""
+    low, high = cfg.two_diagonal_share
+    faces = []
+    paired: set[tuple[int, int]] = set()
+    for first in lone:
+        for second in np.flatnonzero((apart[first] >= low * edge) & (apart[first] <= high * edge)):
+            pair = (min(first, int(second)), max(first, int(second)))
+            if pair not in paired:
+                paired.add(pair)
+                faces.append(_face(pips[list(pair)], edge, cfg))
     return faces
 
 

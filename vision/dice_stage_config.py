@@ -129,6 +129,10 @@ class DiceStageConfig:
     pip_link_share: float = 0.78
     """Pips of one face stand at most this share of the edge from their nearest neighbour in the face (a two's
     pips lie on the diagonal, about 0.7 of the edge apart); a group spanning more is split by k-means."""
+    two_diagonal_share: tuple[float, float] = (0.6, 1.05)
+    """A pip left alone by the linking (``pip_link_share``) and a pip this share of the edge from it may be a two's
+    (a casino die's pips 0.29 of the edge from its centre stand 0.82 apart; on a die a fifth larger than the size
+    told, 0.98)."""
     max_face_spread_share: float = 0.85
     """A face's pips' centres span at most this share of the edge (a larger group holds several dice's pips): the
     diagonal of their upright bounding box when proposals split linked pips (stricter for a turned face, so a
@@ -164,3 +168,7 @@ class DiceStageConfig:
             raise ValueError(f"die_edge_px must be (least, most) with 0 < least <= most, got {self.die_edge_px!r}")
         if self.max_proposals_per_body < 1:
             raise ValueError(f"max_proposals_per_body must be at least 1, got {self.max_proposals_per_body}")
+        low, high = self.two_diagonal_share
+        if not 0 < low <= high:
+            raise ValueError(f"two_diagonal_share must be (least, most) with 0 < least <= most, got "
+                             f"{self.two_diagonal_share!r}")
