@@ -57,8 +57,8 @@ class SizeFromReads:
     differ_share: float = 0.15
     """The sure reads' median edge must differ from the size the frame was explained at by more than this share."""
     told_share: float = SIZE_MARGIN
-    """The second explanation is told the sure reads' median edge within +- this share (as ``bench calibrate dice``
-    writes a lab's size)."""
+    """An explanation at a retry share is told that size within +- this share (as ``bench calibrate dice`` writes a
+    lab's size)."""
     retry_shares: tuple[float, ...] = (0.5, 2.0)
     """With no die read surely, the frame is explained again at each of these shares of the bodies' estimate in
     turn, until one reads a die surely."""
