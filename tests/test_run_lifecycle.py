@@ -384,7 +384,9 @@ def test_the_lock_file_is_not_evidence(tmp_path: Path) -> None:
 @pytest.mark.slow(seconds=15)
 def test_two_certifications_into_the_same_directory_the_second_exits_2_naming_the_first(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    profile = _profile(tmp_path)
+    # spins enough that the first run outlasts the two commands below on a loaded machine (1,500 spins ran out in
+    # 8 s while the second and the resumed run started, under three test workers on two cores); it is killed after
+    profile = _profile(tmp_path, 100_000)
     first = subprocess.Popen([BENCH, "certify", "--no-progress", "--no-pdf", "--profile", str(profile), "--out",
                               str(run), "--key-dir", str(tmp_path / "no-key")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
