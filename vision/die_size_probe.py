@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.die_crop import DieSquare
+from vision.die_reader_model import sure_face
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,9 @@ class SureDie:
 def probed_edges(dice: Sequence[SureDie], read: Callable[[Sequence[DieSquare]], np.ndarray], threshold: float,
                  probe: SizeProbe | None = None) -> list[float]:
     """The edges, px, the reader measures for the surest of ``dice`` (those whose run of sure sizes ends inside the
-    probed range); ``read(squares)`` gives one probability row per square (faces 1..6 first), ``threshold`` is the
-    reader's acceptance threshold. All probes are read in one batch."""
+    probed range); ``read(squares)`` gives one probability row per square (faces 1..6 first), and a probe reads the
+    die when the acceptance rule (:func:`vision.die_reader_model.sure_face`, at ``threshold``) gives its face. All
+    probes are read in one batch."""
     probe = probe or SizeProbe()
     chosen = sorted(dice, key=lambda die: -die.confidence)[:probe.most_dice]
     if not chosen:
@@ -78,7 +80,7 @@ def probed_edges(dice: Sequence[SureDie], read: Callable[[Sequence[DieSquare]], 
     edges = []
     for index, die in enumerate(chosen):
         block = rows[index * len(factors):(index + 1) * len(factors)]
-        sure = (block[:, :6].argmax(axis=1) == die.face - 1) & (block[:, :6].max(axis=1) >= threshold)
+        sure = np.array([sure_face(row, threshold) == die.face for row in block])
         run = _run_around(sure, probe.steps_per_octave)
         if run is not None and factors[run[1]] / factors[run[0]] <= probe.widest_run * (1 + 1e-9):
             low, high = run
