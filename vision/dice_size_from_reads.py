@@ -106,8 +106,9 @@ def explained_at_read_size(explain: Callable[[DiceStageConfig], E], stages: Dice
     if not settings.enabled:
         return explained, SizeSource.BODIES
     source = SizeSource.BODIES
-    edges = edges_of(explained.dice) if explained.dice else []
-    if not explained.dice:
+    if explained.dice:
+        edges = edges_of(explained.dice)
+    else:
         retried = _retried(explain, stages, settings, explained.die_edge_px, edges_of)
         if retried is None:
             return explained, SizeSource.BODIES
