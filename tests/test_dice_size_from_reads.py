@@ -92,7 +92,7 @@ def test_a_retry_whose_dice_the_reader_cannot_measure_is_not_taken() -> None:
     frame = Frame(true_edge=40.0, estimate=24.0, measurable=False)  # a lone pip reads as a 1 at every size
     explained, source = _explain(frame)
     assert source is SizeSource.BODIES and explained.die_edge_px == 24.0 and explained.dice == ()
-    assert len(frame.asked) == 3
+    assert len(frame.asked) == 5  # the estimate and its four shares
 
 
 def test_unmeasurable_sure_reads_keep_the_size_they_were_read_at() -> None:
@@ -102,10 +102,27 @@ def test_unmeasurable_sure_reads_keep_the_size_they_were_read_at() -> None:
 
 
 def test_a_frame_read_at_no_size_keeps_its_first_explanation() -> None:
-    frame = Frame(true_edge=40.0, estimate=200.0)  # half of it and twice it are still far off: nothing is read
+    frame = Frame(true_edge=40.0, estimate=200.0)  # every share of it is still far off: nothing is read
     explained, source = _explain(frame)
     assert source is SizeSource.BODIES and explained.die_edge_px == 200.0 and explained.dice == ()
-    assert len(frame.asked) == 3
+    assert frame.asked == [None, pytest.approx((80.0, 120.0)), pytest.approx((320.0, 480.0)),
+                           pytest.approx((48.0, 72.0)), pytest.approx((480.0, 720.0))]
+
+
+def test_an_estimate_three_times_too_small_is_retried_at_three_times_it() -> None:
+    frame = Frame(true_edge=38.0, estimate=13.0, reads_within=0.2)  # a translucent die read as its glare's pieces
+    explained, source = _explain(frame)
+    assert frame.asked == [None, pytest.approx((5.2, 7.8)), pytest.approx((20.8, 31.2)), pytest.approx((3.12, 4.68)),
+                           pytest.approx((31.2, 46.8))]
+    assert source is SizeSource.RETRIED and explained.die_edge_px == 38.0 and len(explained.dice) == 3
+
+
+def test_an_estimate_three_times_too_large_is_retried_at_0_3_of_it() -> None:
+    frame = Frame(true_edge=40.0, estimate=160.0, reads_within=0.2)  # three dice touching in one body
+    explained, source = _explain(frame)
+    assert frame.asked == [None, pytest.approx((64.0, 96.0)), pytest.approx((256.0, 384.0)),
+                           pytest.approx((38.4, 57.6))]
+    assert source is SizeSource.RETRIED and explained.die_edge_px == 40.0
 
 
 def test_turned_off_the_bodies_estimate_stands() -> None:
