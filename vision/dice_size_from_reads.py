@@ -13,9 +13,9 @@ still reads it surely (:mod:`vision.die_size_probe`), since a square read surely
 So, when the bench gave no size:
 
 1. when no die is read surely at the estimate, the frame is explained again at shares of it
-   (``retry_shares``: half, twice, 0.3 and three times, in that order; the estimate errs large more often than
-   small, and by up to three times: a translucent die broken into pieces by its glare and ghost pips, dice
-   touching in one body, a frame's dice all as specks);
+   (``retry_shares``: half, twice, 0.3 and three times, the nearer shares first; bodies of dice touching or
+   shadowed make the estimate large, a translucent die broken into pieces by its glare and ghost pips makes it
+   small, by up to three times either way);
 2. when the dice read surely have a median measured edge more than ``differ_share`` from the size the frame was
    explained at, it is explained again told that median, +-``measured_share``.
 
