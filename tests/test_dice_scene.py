@@ -229,3 +229,28 @@ def test_plain_pixels_beside_a_die_read_are_no_die_but_pips_glare_or_a_face_ther
     half_believed = DieReading(DieSquare((150, 160), EDGE), (0.1, 0.1, 0.1, 0.2, 0.1, 0.1, 0.3))
     frame, bodies = die_with_beside(soft_shadow)
     assert judged_with_beside(frame, bodies, half_believed).decline is Decline.STACKED
+
+
+def test_a_glare_spot_on_the_cloth_away_from_the_dice_read_declines_only_while_a_die_of_the_game_is_missing() -> None:
+    """A body holding a die read 5 at (150, 120) and the cloth below it down to y = 200, lit by a saturated spot.
+    Further than ``glare_clearance`` of an edge from the square it can hide no die read; with every die of the game
+    read it hides none of the game's either, so the frame reads. With a die of the game missing, or with the spot
+    near the square, the spot may hide a die and the frame is declined for glare."""
+    def spot_at(y: int) -> tuple[np.ndarray, list[BodyPixels]]:
+        frame, _ = die_frame([(150, 120)])
+        soft_shadow(frame)
+        cv2.circle(frame, (150, y), 10, (255, 255, 255), -1)
+        return frame, [BodyPixels(np.ones((102, 42), bool), (129, 99))]
+
+    def judged(frame: np.ndarray, bodies: list[BodyPixels], expected_dice: int, **settings: object) -> object:
+        explanation = explain_body(bodies[0], [read(150, 120)], ExplanationSettings(threshold=0.9))
+        assert explanation.problem == "unexplained" and explanation.leftover is not None
+        return judge_scene(frame, bodies, [explanation], EDGE, SceneSettings(expected_dice=expected_dice, **settings))
+
+    far = spot_at(180)  # 30 px (0.75 of an edge) below the square
+    verdict = judged(*far, expected_dice=1)
+    assert verdict.accepted and [d.face for d in verdict.dice] == [5]
+    assert judged(*far, expected_dice=1, glare_clearance=1.2).decline is Decline.GLARE
+    assert judged(*far, expected_dice=2).decline is Decline.GLARE  # a die of the game may lie under it
+    near = spot_at(156)  # 6 px (0.15 of an edge) below the square: it may hide part of the die read
+    assert judged(*near, expected_dice=1).decline is Decline.GLARE

@@ -11,7 +11,9 @@ unexplained. This stage gives the frame's verdict, declining it when
   a die on or under another (``stacked``, p217-2007/cussec/6). The pixels beside the dice read are first
   looked at: when they are plain (at most one pip-sized spot, no glare, no square centred on them that the
   reader half reads as a face) they are a shadow, a glare-free patch of cloth or a die's rim, which the table model
-  took for the body, and the body is judged as read (:func:`plain_leftover`);
+  took for the body, and the body is judged as read (:func:`plain_leftover`). When the frame's dice read are as
+  many as the game throws, a glare spot on those pixels away from every die read hides no die, and leaves them
+  plain;
 - a die read leans or rests on another (a camera over the table: the lean model's verdict on a wide crop
   around it, :mod:`vision.die_lean_model`; ``cocked`` or ``stacked``), or a body of about a die's size is
   not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
@@ -73,6 +75,11 @@ class SceneSettings:
     """Glare: the least colour channel at least this (a specular spot saturates the camera)."""
     glare_pips: float = 1.0
     """Glare broader than this many pips' area over an unexplained body names it glare."""
+    glare_clearance: float = 0.3
+    """With every die of the game read, glare on the pixels beside them that lies further than this share of an
+    edge from every square read is a spot on the cloth: it hides no die read (each lies within its square) and no
+    die of the game (all are read), so it leaves those pixels plain. Nearer, it may hide part of a die read whose
+    square sits askew of it, and it still counts (see :func:`plain_leftover`)."""
     stacked_share: float = 0.5
     """A body with a die read and more than this share of a die's area no die read: a die on another."""
     cocked_dice: tuple[float, float] = (0.5, 1.8)
@@ -138,15 +145,31 @@ def anisotropy(grey: np.ndarray, mask: np.ndarray) -> float:
 
 
 def glare_px(patch: np.ndarray, mask: np.ndarray, level_share: float, saturation: float = 0.0) -> int:
-    """Pixels of ``mask`` whitened by glare: the least colour channel (white light raises all three) above the
-    region's median by ``level_share`` of the way to white, and at least ``saturation`` (a specular spot
-    saturates the camera; a white die's face does not)."""
+    """How many pixels of ``mask`` glare whitens (:func:`glare_pixels`)."""
+    return int(np.count_nonzero(glare_pixels(patch, mask, level_share, saturation)))
+
+
+def glare_pixels(patch: np.ndarray, mask: np.ndarray, level_share: float, saturation: float = 0.0) -> np.ndarray:
+    """bool, as ``mask``: its pixels whitened by glare, where the least colour channel (white light raises all
+    three) stands above the mask's median by ``level_share`` of the way to white, and at least at ``saturation``
+    (a specular spot saturates the camera; a white die's face does not)."""
     least = patch.min(axis=2) if patch.ndim == 3 else patch
     inside = least[mask]
     if inside.size == 0:
-        return 0
+        return np.zeros(mask.shape, bool)
     level = float(np.median(inside))
-    return int(np.count_nonzero(inside >= max(level + level_share * (255.0 - level), saturation)))
+    return mask & (least >= max(level + level_share * (255.0 - level), saturation))
+
+
+def near_squares(body: BodyPixels, squares: Sequence[DieSquare], reach_px: float) -> np.ndarray:
+    """bool, as the body's mask: its box's pixels under any of ``squares`` or within ``reach_px`` of one."""
+    covered = np.zeros(body.mask.shape, np.uint8)
+    origin = np.asarray(body.origin, np.float32)
+    for square in squares:
+        cv2.fillPoly(covered, [np.round(square.corners() - origin).astype(np.int32)], 1)
+    if not covered.any():
+        return covered > 0
+    return cv2.distanceTransform((covered == 0).astype(np.uint8), cv2.DIST_L2, 5) <= reach_px
 
 
 def _patch(frame: np.ndarray, body: BodyPixels) -> np.ndarray:
@@ -193,18 +216,22 @@ def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> floa
 
 
 def plain_leftover(patch: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
-                   settings: SceneSettings) -> bool:
+                   settings: SceneSettings, every_die_read: bool = False) -> bool:
     """Whether the pixels a body's dice read leave unexplained are plain (see :attr:`SceneSettings.plain_leftovers`):
     no square centred on them reads as a face, they hold fewer than ``leftover_pips`` pips, and no glare whitens more
     than ``glare_pips`` pips' area of them (a glare spot beside a die read may hide the rest of it, p217-2007/cussec/6).
-    ``patch`` is the frame's pixels over the body's box."""
+    With ``every_die_read`` (the frame's dice read are as many as the game throws), only the glare within
+    ``glare_clearance`` of an edge of a square read counts: further out it is a spot on the cloth. ``patch`` is the
+    frame's pixels over the body's box."""
     if not (settings.plain_leftovers and explanation.dice and explanation.leftover is not None
             and explanation.beside_dice is not None
             and explanation.leftover_face_likelihood < settings.die_likelihood):
         return False
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
-    glare = glare_px(patch, explanation.leftover, settings.glare_level, settings.glare_saturation)
-    if glare > settings.glare_pips * pip_area:
+    glare = glare_pixels(patch, explanation.leftover, settings.glare_level, settings.glare_saturation)
+    if every_die_read:
+        glare &= near_squares(body, [die.square for die in explanation.dice], settings.glare_clearance * die_edge_px)
+    if np.count_nonzero(glare) > settings.glare_pips * pip_area:
         return False
     centres = _pip_centres_beside(body, explanation, die_edge_px)
     return pip_sized_spots(_grey(patch), centres, die_edge_px, settings.leftover_spot_contrast, by_centre=True,
@@ -257,14 +284,16 @@ def _die_not_flat(explanation: BodyExplanation, lean: LeanJudgement) -> tuple[De
 
 
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
-               settings: SceneSettings, lean: LeanJudgement | None = None) -> tuple[Decline, str] | None:
+               settings: SceneSettings, lean: LeanJudgement | None = None,
+               every_die_read: bool = False) -> tuple[Decline, str] | None:
     """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it);
     ``lean``: the lean model's verdict on the frame's dice (with a camera over the table; the pipeline gives it
-    whenever ``settings.leaning_check`` holds)."""
+    whenever ``settings.leaning_check`` holds); ``every_die_read``: the frame's dice read are as many as the game
+    throws (:func:`plain_leftover`)."""
     patch = _patch(frame, body)
     grey = _grey(patch)
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
-    if explanation.explained or plain_leftover(patch, body, explanation, die_edge_px, settings):
+    if explanation.explained or plain_leftover(patch, body, explanation, die_edge_px, settings, every_die_read):
         faces = body.under([die.square for die in explanation.dice])  # their faces, not shadows or side faces
         ratio = anisotropy(grey, faces)
         if ratio < settings.motion_anisotropy:
@@ -312,13 +341,15 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
     dice: list[DieReading] = []
     no_die: list[BodyPixels] = []
     arena = None if settings.arena is None else np.asarray(settings.arena, np.float32)
+    every_die_read = (settings.expected_dice is not None
+                      and sum(len(explanation.dice) for explanation in explanations) == settings.expected_dice)
     for body, explanation in zip(bodies, explanations, strict=True):
         if arena is not None and not explanation.dice and not _inside(arena, _centre(body)):
             continue  # no die read beyond the arena (a target's marker, the lit floor): the count tells a die missed
         if shows_no_die(body, explanation, settings):
             no_die.append(body)
             continue
-        problem = judge_body(frame, body, explanation, die_edge_px, settings, lean)
+        problem = judge_body(frame, body, explanation, die_edge_px, settings, lean, every_die_read)
         if problem is not None:
             declines.append(problem)
         dice.extend(explanation.dice if explanation.explained or problem is None else ())
