@@ -16,8 +16,8 @@ blur, noise, perspective and glare. Fixed seeds; needs the ``train`` extra (torc
     nice .venv/bin/python benchmarks/train_die_reader.py            # writes vision/models/die_reader.*
     nice .venv/bin/python benchmarks/train_die_reader.py --calibrate-only   # fits its threshold again
 
-The threshold is fitted on the validation crops and on every square the stages propose on the validation
-photos (:mod:`vision.dice_calibration_samples`), since those are what the reader meets at run time.
+The threshold is fitted on the validation crops and on every square the stages propose and look at on the
+validation photos (:mod:`vision.dice_calibration_samples`), since those are what the reader meets at run time.
 """
 
 from __future__ import annotations
@@ -300,12 +300,19 @@ def read_patches(model: DieReaderModel, patches: Patches, threshold: float = 0.0
 
 def proposal_probabilities(reader: DieReaderModel, photos: list[LabelledImage]) -> tuple[np.ndarray, np.ndarray]:
     """The exported model's probabilities for every square the stages propose on ``photos`` and each square's truth
-    (:func:`vision.dice_calibration_samples.calibration_samples`: what the reader meets at run time)."""
+    (:func:`vision.dice_calibration_samples.calibration_samples`: what the reader meets at run time).
+
+    Where the second and third looks are taken depends on the threshold, so the photos are read twice: with nothing
+    sure (threshold 1: a second look at every seed, and no third look, which follows dice read), then at the
+    threshold those squares alone fit (the looks as at run time, the third included). Both passes' rows are given."""
     from vision.dice_calibration_samples import calibration_samples
     from vision.dice_staged_reader import ModelCropReader
 
-    samples = calibration_samples(((photo.read(), photo.dice) for photo in photos), ModelCropReader(reader, 1.0))
-    return samples.probabilities, samples.truth
+    first = calibration_samples(((photo.read(), photo.dice) for photo in photos), ModelCropReader(reader, 1.0))
+    threshold = fit_threshold(first.probabilities, first.truth).threshold
+    second = calibration_samples(((photo.read(), photo.dice) for photo in photos), ModelCropReader(reader, threshold))
+    return (np.concatenate([first.probabilities, second.probabilities]),
+            np.concatenate([first.truth, second.truth]))
 
 
 def validation_reads(reader: DieReaderModel, validation: Patches, photos: list[LabelledImage]

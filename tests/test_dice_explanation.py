@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice_explanation import BodyPixels, DieReading, ExplanationSettings, explain_body
+from vision.dice_explanation import BodyPixels, DieReading, ExplanationSettings, bridge_squares, explain_body
 from vision.die_crop import DieSquare
 
 SETTINGS = ExplanationSettings(threshold=0.9)
@@ -57,6 +57,27 @@ def test_dice_read_where_they_would_overlap_are_unreadable() -> None:
     near = DieSquare((85.0, 60.0), 40.0, 10.0)  # 25 px from A: under 0.75 of an edge, over 0.5
     result = explain_body(body_of(A, near), [reading(A, 3, 0.99), reading(near, 6, 0.95)], SETTINGS)
     assert result.problem == "unreadable" and "would overlap" in result.detail
+
+
+def test_one_face_read_from_either_side_of_a_die_is_one_die_only_when_a_sure_reading_between_them_agrees() -> None:
+    """A four read from two squares 0.27 of an edge off its centre on either side (0.55 of an edge apart: two
+    sites that would overlap). The square between them is asked for; read surely as a four, the die is one four
+    read there. Read as another face, or not surely, or with the two sides of different faces, it stays
+    unreadable."""
+    left, right = DieSquare((49.0, 60.0), 40.0, 10.0), DieSquare((71.0, 60.0), 40.0, 10.0)
+    middle = DieSquare((60.0, 60.0), 40.0, 10.0)
+    body = body_of(middle)
+    sides = [reading(left, 4, 0.99), reading(right, 4, 0.98)]
+    alone = explain_body(body, sides, SETTINGS)
+    assert alone.problem == "unreadable" and "would overlap" in alone.detail
+    assert bridge_squares(sides, SETTINGS) == [DieSquare((60.0, 60.0), 40.0, 10.0)]
+    joined = explain_body(body, [*sides, reading(middle, 4, 0.97)], SETTINGS)
+    assert joined.explained and [(d.face, d.square) for d in joined.dice] == [(4, middle)]
+    for other in (reading(middle, 5, 0.97), reading(middle, 4, 0.5)):
+        assert explain_body(body, [*sides, other], SETTINGS).problem == "unreadable"
+    different = [reading(left, 4, 0.99), reading(right, 6, 0.98)]
+    assert bridge_squares(different, SETTINGS) == []
+    assert explain_body(body, [*different, reading(middle, 4, 0.97)], SETTINGS).problem == "unreadable"
 
 
 def test_a_body_larger_than_its_read_dice_is_unexplained_not_read() -> None:

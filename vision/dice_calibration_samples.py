@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice_bodies import find_bodies
-from vision.dice_pipeline import CropReader, read_bodies
+from vision.dice_explanation import ExplanationSettings
+from vision.dice_leftover_scan import LeftoverScanSettings
+from vision.dice_pipeline import CropReader, look_and_explain
 from vision.dice_proposals import propose_squares
 from vision.dice_scoring import MATCH_SHARE, MATCH_SLACK_PX
 from vision.dice_second_look import SecondLookSettings
@@ -69,10 +71,13 @@ def labelled_edge(square: DieSquare, label: LabelledDie | None) -> float:
 
 
 def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]]], reader: CropReader,
-                        stages: DiceStageConfig | None = None, second_look: SecondLookSettings | None = None
+                        stages: DiceStageConfig | None = None, second_look: SecondLookSettings | None = None,
+                        leftover_scan: LeftoverScanSettings | None = None, side_share: float = 0.12
                         ) -> CalibrationSamples:
-    """Run the stages on each (frame, labels) and read every proposed square and every square of the second look
-    (see the module's docstring); ``reader``'s threshold decides where a second look is taken."""
+    """Run the stages on each (frame, labels) and read every proposed square and every square of the second and third
+    looks (see the module's docstring); ``reader``'s threshold decides where they are taken, and ``side_share`` (the
+    side faces a flat die shows to the camera, :class:`vision.dice_pipeline.StagedDiceReader`) what a die read
+    explains."""
     rows: list[np.ndarray] = []
     truth: list[int] = []
     edges: list[float] = []  # of the labelled dice the squares lie on
@@ -81,9 +86,10 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
         images += 1
         labelled += len(labels)
         found = find_bodies(frame, stages)
-        proposed = [proposal.squares for proposal in propose_squares(frame, found, stages)]
-        readings = [reading for body in read_bodies(frame, proposed, reader, found.die_edge_px, second_look)
-                    for reading in body]
+        looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
+                                  ExplanationSettings(threshold=reader.threshold, side_share=side_share), second_look,
+                                  leftover_scan)
+        readings = [reading for body in looked.readings for reading in body]
         squares = [reading.square for reading in readings]
         matched += sum(1 for label in labels if any(true_class(square, [label]) != NOT_A_DIE for square in squares))
         if readings:

@@ -10,7 +10,11 @@ and the per-die reader reads each square's crop; this stage decides what the bod
    face (two pips of a four are a two, three of a six a three) and is set aside (``part_share``). Any other
    two sure readings of one site that give different faces make the body unreadable (the reader does not
    know which face it sees) — never the more confident one.
-2. Two sites closer than ``apart_share`` of an edge would be two dice in one place: unreadable.
+2. Two sites closer than ``apart_share`` of an edge would be two dice in one place: unreadable. Unless they
+   read the same face and a sure reading of that face lies between them, within ``same_die_share`` of an edge
+   of both: then they are one die read from two squares off its centre on either side (a four or a five reads
+   so from a square a quarter of an edge off along a diagonal), and the reading between them is its site. The
+   pipeline reads the square midway between two such sites (:func:`bridge_squares`) for that.
 3. The sites must explain the body: its pixels outside every site's square, grown by the side faces a
    flat die may show to this camera (``side_share`` of an edge on each side), its shadow aside (pixels
    darker than the table but of its colour), must stay under
@@ -187,6 +191,19 @@ def _part_reads(sure: Sequence[DieReading], share: float) -> set[int]:
 
 def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tuple[list[DieReading], str]:
     """The sure readings gathered into sites (the most confident reading of each), or a disagreement."""
+    best, disagreement = _bridged_sites(readings, settings)
+    if disagreement:
+        return [], disagreement
+    for i, a in enumerate(best):
+        for b in best[i + 1:]:
+            if _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px):
+                return [], f"dice read at {_where(a.square)} and {_where(b.square)} would overlap"
+    return best, ""
+
+
+def _bridged_sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tuple[list[DieReading], str]:
+    """Each site's reading (steps 1 and 2, before the overlap test), or the disagreement that makes the body
+    unreadable."""
     sure = [r for r in readings if r.sure(settings.threshold)]
     if settings.part_share is not None:
         parts = _part_reads(sure, settings.part_share)
@@ -204,12 +221,48 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
             return [], (f"the die at {_where(home[0].square)} reads {home[0].face} ({home[0].confidence:.3f}) "
                         f"and {reading.face} ({reading.confidence:.3f})")
         home.append(reading)
-    best = [site[0] for site in sites]
-    for i, a in enumerate(best):
-        for b in best[i + 1:]:
-            if _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px):
-                return [], f"dice read at {_where(a.square)} and {_where(b.square)} would overlap"
-    return best, ""
+    return _bridged([site[0] for site in sites], sure, settings), ""
+
+
+def _overlapping_same_face(best: Sequence[DieReading], settings: ExplanationSettings
+                           ) -> list[tuple[DieReading, DieReading]]:
+    """The pairs of sites that read the same face and would overlap (closer than ``apart_share`` of an edge)."""
+    return [(a, b) for i, a in enumerate(best) for b in best[i + 1:]
+            if a.face == b.face
+            and _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px)]
+
+
+def _bridged(best: list[DieReading], sure: Sequence[DieReading], settings: ExplanationSettings) -> list[DieReading]:
+    """``best`` with each pair of overlapping sites of one face that a sure reading of that face lies between
+    (within ``same_die_share`` of an edge of both) replaced by that reading, the most confident such."""
+    joined = True
+    while joined:
+        joined = False
+        for a, b in _overlapping_same_face(best, settings):
+            reach = settings.same_die_share * max(a.square.edge_px, b.square.edge_px)
+            between = [r for r in sure if r is not a and r is not b and r.face == a.face
+                       and _distance(r.square, a.square) <= reach and _distance(r.square, b.square) <= reach]
+            if between:
+                bridge = max(between, key=lambda r: r.confidence)
+                best = [site for site in best if site is not a and site is not b] + [bridge]
+                joined = True
+                break
+    return best
+
+
+def bridge_squares(readings: Sequence[DieReading], settings: ExplanationSettings) -> list[DieSquare]:
+    """The squares midway between two sites of one face that would overlap (see the module's step 2), at their
+    mean size and the more confident one's turn, for the pipeline to read."""
+    dice, disagreement = _bridged_sites(readings, settings)
+    if disagreement:
+        return []
+    squares = []
+    for a, b in _overlapping_same_face(dice, settings):
+        first = a if a.confidence >= b.confidence else b
+        centre = ((a.square.centre_px[0] + b.square.centre_px[0]) / 2.0,
+                  (a.square.centre_px[1] + b.square.centre_px[1]) / 2.0)
+        squares.append(DieSquare(centre, (a.square.edge_px + b.square.edge_px) / 2.0, first.square.angle_deg))
+    return squares
 
 
 def _beside_dice(body: BodyPixels, dice: Sequence[DieReading], side_share: float) -> np.ndarray:

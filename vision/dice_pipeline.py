@@ -9,7 +9,9 @@ Stages, each a module with a typed result:
    :class:`CropReader`: faces 1..6 and "not a flat readable die", each with its probability), then the
    squares of a second look where it half believes a face (:mod:`vision.dice_second_look`);
 4. explain each body by its sure readings (:mod:`vision.dice_explanation`: at or above the reader's
-   calibrated acceptance threshold, exactly one set of dice for the whole body);
+   calibrated acceptance threshold, exactly one set of dice for the whole body); a body left unexplained beside
+   the dice read in it gets a third look, squares of the die's size on a grid over what they leave
+   (:mod:`vision.dice_leftover_scan`), and is explained again with every reading;
 5. judge the scene (:mod:`vision.dice_scene`: motion, glare, stacked, cocked, outside the arena, the
    game's count); with a camera over the table, whether each die read leans is the lean model's verdict
    (:mod:`vision.die_lean_model`, one batch for the frame's dice).
@@ -29,8 +31,16 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_bodies import Bodies, Body, find_bodies
-from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
-from vision.dice_proposals import propose_squares
+from vision.dice_explanation import (
+    BodyExplanation,
+    BodyPixels,
+    DieReading,
+    ExplanationSettings,
+    bridge_squares,
+    explain_body,
+)
+from vision.dice_leftover_scan import LeftoverScanSettings, scan_squares
+from vision.dice_proposals import BodyProposals, propose_squares
 from vision.dice_scene import LeanJudgement, SceneSettings, judge_scene
 from vision.dice_second_look import SecondLookSettings, around, seeds
 from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size
@@ -143,6 +153,7 @@ class StagedDiceReader:
     """Side face a flat die shows to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
 
     second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
+    leftover_scan: LeftoverScanSettings = field(default_factory=LeftoverScanSettings)
     size_from_reads: SizeFromReads = field(default_factory=SizeFromReads)
     lean: LeanReader | None = None
     """Whether a die read leans, with a camera over the table; :meth:`read` refuses to judge such a camera's frames
@@ -167,13 +178,11 @@ class StagedDiceReader:
     def _explain(self, frame: np.ndarray, stages: DiceStageConfig, reader: CropReader) -> ExplainedFrame:
         """Stages 1 to 4 with ``stages`` (the size told, or not)."""
         found = find_bodies(frame, stages)
-        proposals = propose_squares(frame, found, stages)
-        per_body = read_bodies(frame, [proposal.squares for proposal in proposals], reader, found.die_edge_px,
-                               self.second_look)
-        settings = ExplanationSettings(threshold=reader.threshold, side_share=self.side_share)
-        bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
-        explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
-        return ExplainedFrame(found.die_edge_px, bodies, explanations, sum(len(readings) for readings in per_body))
+        looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
+                                  ExplanationSettings(threshold=reader.threshold, side_share=self.side_share),
+                                  self.second_look, self.leftover_scan)
+        return ExplainedFrame(found.die_edge_px, looked.bodies, looked.explanations,
+                              sum(len(readings) for readings in looked.readings))
 
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame."""
@@ -240,6 +249,48 @@ def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropRe
         raise ValueError(f"the per-die reader {reader.sha256[:12]} gave {rows.shape} probabilities for "
                          f"{len(squares)} crops")
     return rows
+
+
+@dataclass(frozen=True)
+class LookedBodies:
+    """A frame's bodies after the three looks: each body's pixels, every reading taken in it, its explanation."""
+
+    bodies: list[BodyPixels]
+    readings: list[list[DieReading]]
+    explanations: list[BodyExplanation]
+
+
+def look_and_explain(frame: np.ndarray, found: Bodies, proposals: Sequence[BodyProposals], reader: CropReader,
+                     settings: ExplanationSettings, second_look: SecondLookSettings | None = None,
+                     leftover_scan: LeftoverScanSettings | None = None) -> LookedBodies:
+    """Read each body's proposed squares and those of the second look (:func:`read_bodies`), explain each body, then
+    read the squares of the third look over what a body leaves unexplained (:mod:`vision.dice_leftover_scan`, one
+    more batch for the frame) and explain those bodies again with every reading. The third look only adds dice: a
+    body keeps its first explanation unless the second explains it whole or reads more dice in it (so a square of
+    the grid that half believes a face beside the dice read does not change how the scene judges those pixels).
+    Last, where two dice read of one face would overlap, the square midway between them is read
+    (:func:`vision.dice_explanation.bridge_squares`): read surely as that face, they are one die."""
+    per_body = read_bodies(frame, [proposal.squares for proposal in proposals], reader, found.die_edge_px,
+                           second_look)
+    bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
+    explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
+    scans = [scan_squares(body, explanation, found.die_edge_px, leftover_scan)
+             for body, explanation in zip(bodies, explanations, strict=True)]
+    if any(scans):
+        for index, more in enumerate(_read_per_body(frame, scans, reader)):
+            if more:
+                per_body[index].extend(more)
+                again = explain_body(bodies[index], per_body[index], settings)
+                if again.explained or len(again.dice) > len(explanations[index].dice):
+                    explanations[index] = again
+    bridges = [bridge_squares(readings, settings) if explanation.problem == "unreadable" else []
+               for readings, explanation in zip(per_body, explanations, strict=True)]
+    if any(bridges):
+        for index, more in enumerate(_read_per_body(frame, bridges, reader)):
+            if more:
+                per_body[index].extend(more)
+                explanations[index] = explain_body(bodies[index], per_body[index], settings)
+    return LookedBodies(bodies, per_body, explanations)
 
 
 def read_bodies(frame: np.ndarray, squares: Sequence[Sequence[DieSquare]], reader: CropReader, die_edge_px: float,
