@@ -302,9 +302,9 @@ def proposal_probabilities(reader: DieReaderModel, photos: list[LabelledImage]) 
     """The exported model's probabilities for every square the stages propose on ``photos`` and each square's truth
     (:func:`vision.dice_calibration_samples.calibration_samples`: what the reader meets at run time).
 
-    Where the second and third looks are taken depends on the threshold, so the photos are read twice: with nothing
-    sure (threshold 1: a second look at every seed, and no third look, which follows dice read), then at the
-    threshold those squares alone fit (the looks as at run time, the third included). Both passes' rows are given."""
+    Where the later looks are taken depends on the threshold, so the photos are read twice: with nothing sure
+    (threshold 1: a second look at every seed, and none of the looks that follow dice read), then at the threshold
+    those squares alone fit (every look as at run time). Both passes' rows are given."""
     from vision.dice_calibration_samples import calibration_samples
     from vision.dice_staged_reader import ModelCropReader
 

@@ -74,10 +74,10 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
                         stages: DiceStageConfig | None = None, second_look: SecondLookSettings | None = None,
                         leftover_scan: LeftoverScanSettings | None = None, side_share: float = 0.12
                         ) -> CalibrationSamples:
-    """Run the stages on each (frame, labels) and read every proposed square and every square of the second and third
-    looks (see the module's docstring); ``reader``'s threshold decides where they are taken, and ``side_share`` (the
-    side faces a flat die shows to the camera, :class:`vision.dice_pipeline.StagedDiceReader`) what a die read
-    explains."""
+    """Run the stages on each (frame, labels) and read every proposed square and every square of the later looks
+    (:func:`vision.dice_pipeline.look_and_explain`); ``reader``'s threshold decides where they are taken, and
+    ``side_share`` (the side faces a flat die shows to the camera, :class:`vision.dice_pipeline.StagedDiceReader`)
+    what a die read explains."""
     rows: list[np.ndarray] = []
     truth: list[int] = []
     edges: list[float] = []  # of the labelled dice the squares lie on

@@ -253,7 +253,7 @@ def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropRe
 
 @dataclass(frozen=True)
 class LookedBodies:
-    """A frame's bodies after the three looks: each body's pixels, every reading taken in it, its explanation."""
+    """A frame's bodies after every look: each body's pixels, every reading taken in it, its explanation."""
 
     bodies: list[BodyPixels]
     readings: list[list[DieReading]]
