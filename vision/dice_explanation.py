@@ -102,13 +102,17 @@ class BodyPixels:
     def area_px(self) -> int:
         return int(np.count_nonzero(self.mask))
 
-    def under(self, squares: Sequence[DieSquare]) -> np.ndarray:
-        """bool, as ``mask``: the body's pixels under any of ``squares`` (frame px)."""
+    def covered_by(self, squares: Sequence[DieSquare]) -> np.ndarray:
+        """bool, as ``mask``: the pixels of the body's box under any of ``squares`` (frame px), body or not."""
         covered = np.zeros(self.mask.shape, np.uint8)
         origin = np.asarray(self.origin, np.float32)
         for square in squares:
             cv2.fillPoly(covered, [np.round(square.corners() - origin).astype(np.int32)], 1)
-        return self.mask & (covered > 0)
+        return covered > 0
+
+    def under(self, squares: Sequence[DieSquare]) -> np.ndarray:
+        """bool, as ``mask``: the body's pixels under any of ``squares`` (frame px)."""
+        return self.mask & self.covered_by(squares)
 
 
 @dataclass(frozen=True)
@@ -196,9 +200,14 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
         return [], disagreement
     for i, a in enumerate(best):
         for b in best[i + 1:]:
-            if _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px):
+            if _would_overlap(a, b, settings):
                 return [], f"dice read at {_where(a.square)} and {_where(b.square)} would overlap"
     return best, ""
+
+
+def _would_overlap(a: DieReading, b: DieReading, settings: ExplanationSettings) -> bool:
+    """Whether two sites are closer than ``apart_share`` of an edge: two dice cannot lie so."""
+    return _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px)
 
 
 def _bridged_sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tuple[list[DieReading], str]:
@@ -227,9 +236,7 @@ def _bridged_sites(readings: Sequence[DieReading], settings: ExplanationSettings
 def _overlapping_same_face(best: Sequence[DieReading], settings: ExplanationSettings
                            ) -> list[tuple[DieReading, DieReading]]:
     """The pairs of sites that read the same face and would overlap (closer than ``apart_share`` of an edge)."""
-    return [(a, b) for i, a in enumerate(best) for b in best[i + 1:]
-            if a.face == b.face
-            and _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px)]
+    return [(a, b) for i, a in enumerate(best) for b in best[i + 1:] if a.face == b.face and _would_overlap(a, b, settings)]
 
 
 def _bridged(best: list[DieReading], sure: Sequence[DieReading], settings: ExplanationSettings) -> list[DieReading]:

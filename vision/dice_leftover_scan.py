@@ -20,8 +20,8 @@ read and their frames accepted), and which the scene judges by the body as a who
 
 Nothing is decided here. The readings go to the explanation stage with those of the first two looks, where two
 sure readings of one die that disagree still make the body unreadable and a square read over part of a die is set
-aside; the acceptance threshold is fitted on the squares of all three looks
-(:mod:`vision.dice_calibration_samples`), since all three are what the reader meets at run time.
+aside; the acceptance threshold is fitted on the squares of every look (:mod:`vision.dice_calibration_samples`),
+since all are what the reader meets at run time.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ certificate names the exact reader. A declined read is never an outcome.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -274,23 +274,29 @@ def look_and_explain(frame: np.ndarray, found: Bodies, proposals: Sequence[BodyP
                            second_look)
     bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
     explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
-    scans = [scan_squares(body, explanation, found.die_edge_px, leftover_scan)
-             for body, explanation in zip(bodies, explanations, strict=True)]
-    if any(scans):
-        for index, more in enumerate(_read_per_body(frame, scans, reader)):
-            if more:
-                per_body[index].extend(more)
-                again = explain_body(bodies[index], per_body[index], settings)
-                if again.explained or len(again.dice) > len(explanations[index].dice):
-                    explanations[index] = again
-    bridges = [bridge_squares(readings, settings) if explanation.problem == "unreadable" else []
-               for readings, explanation in zip(per_body, explanations, strict=True)]
-    if any(bridges):
-        for index, more in enumerate(_read_per_body(frame, bridges, reader)):
-            if more:
-                per_body[index].extend(more)
-                explanations[index] = explain_body(bodies[index], per_body[index], settings)
-    return LookedBodies(bodies, per_body, explanations)
+    looked = LookedBodies(bodies, per_body, explanations)
+    _look_again(frame, looked, [scan_squares(body, explanation, found.die_edge_px, leftover_scan)
+                                for body, explanation in zip(bodies, explanations, strict=True)], reader, settings,
+                adopt=lambda again, first: again.explained or len(again.dice) > len(first.dice))
+    _look_again(frame, looked, [bridge_squares(readings, settings) if explanation.problem == "unreadable" else []
+                                for readings, explanation in zip(per_body, explanations, strict=True)], reader,
+                settings)
+    return looked
+
+
+def _look_again(frame: np.ndarray, looked: LookedBodies, squares: Sequence[Sequence[DieSquare]], reader: CropReader,
+                settings: ExplanationSettings,
+                adopt: Callable[[BodyExplanation, BodyExplanation], bool] = lambda again, first: True) -> None:
+    """Read each body's ``squares`` (one batch for the frame), add the readings to the body's, and explain each body
+    given more again, keeping the new explanation where ``adopt(new, old)`` holds."""
+    if not any(squares):
+        return
+    for index, more in enumerate(_read_per_body(frame, squares, reader)):
+        if more:
+            looked.readings[index].extend(more)
+            again = explain_body(looked.bodies[index], looked.readings[index], settings)
+            if adopt(again, looked.explanations[index]):
+                looked.explanations[index] = again
 
 
 def read_bodies(frame: np.ndarray, squares: Sequence[Sequence[DieSquare]], reader: CropReader, die_edge_px: float,

@@ -163,13 +163,10 @@ def glare_pixels(patch: np.ndarray, mask: np.ndarray, level_share: float, satura
 
 def near_squares(body: BodyPixels, squares: Sequence[DieSquare], reach_px: float) -> np.ndarray:
     """bool, as the body's mask: its box's pixels under any of ``squares`` or within ``reach_px`` of one."""
-    covered = np.zeros(body.mask.shape, np.uint8)
-    origin = np.asarray(body.origin, np.float32)
-    for square in squares:
-        cv2.fillPoly(covered, [np.round(square.corners() - origin).astype(np.int32)], 1)
+    covered = body.covered_by(squares)
     if not covered.any():
-        return covered > 0
-    return cv2.distanceTransform((covered == 0).astype(np.uint8), cv2.DIST_L2, 5) <= reach_px
+        return covered
+    return cv2.distanceTransform((~covered).astype(np.uint8), cv2.DIST_L2, 5) <= reach_px
 
 
 def _patch(frame: np.ndarray, body: BodyPixels) -> np.ndarray:
