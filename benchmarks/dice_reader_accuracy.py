@@ -17,6 +17,9 @@
    reader and not the machine's other activity at that moment; the total of first reads (cold
    caches, other activity included) is printed beside it. The reader keeps its freed working memory
    in the process (:mod:`vision.heap`), as it does in the bench.
+4. Garbage: what a camera that sends noise, stripes, a checkerboard or a blank frame costs the reader
+   (processor seconds per frame, configured for part 1's first table) and how it declines it; none may be
+   accepted.
 
 Targets (docs of :mod:`vision.dice`): wrong <= 1 per 1,000 accepted reads, declines <= 2 %,
 >= 200 frames/s. Seeded: the same figures on every run.
@@ -169,6 +172,25 @@ def fault_frames(n: int, seed: int) -> None:
               f"accepted {counts['accepted'] / n:6.1%}   (other reasons: {dict(others)})")
 
 
+def garbage_frames(seed: int) -> None:
+    """Part 4."""
+    _, _, truth = next(iter(frames(seed, 1)))
+    reader = reader_for(truth)
+    rng = np.random.default_rng(seed)
+    stripes = np.zeros((480, 640, 3), np.uint8)
+    stripes[:, ::8] = 255
+    checks = np.kron((np.indices((15, 20)).sum(axis=0) % 2).astype(np.uint8) * 255, np.ones((32, 32), np.uint8))
+    garbage = {f"uniform noise {i}": rng.integers(0, 256, (480, 640, 3), dtype=np.uint8) for i in (1, 2, 3)}
+    garbage.update({"stripes 8 px": stripes, "checkerboard 32 px": cv2.cvtColor(checks, cv2.COLOR_GRAY2BGR),
+                    "black": np.zeros((480, 640, 3), np.uint8), "white": np.full((480, 640, 3), 255, np.uint8)})
+    print("4. garbage frames: processor seconds, outcome")
+    for name, image in garbage.items():
+        start = time.process_time()
+        read = reader.read(image)
+        outcome = f"ACCEPTED {read.faces}" if read.accepted else f"declined: {read.decline}"
+        print(f"   {name:20s} {time.process_time() - start:6.2f} s   {outcome}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=2000)
@@ -191,6 +213,7 @@ def main() -> int:
         fault_frames(args.faults, args.seed)
     print(f"3. speed: {args.frames / best_seconds:.0f} frames/s on one core at 640 x 480, each frame's fastest of "
           f"{args.repeats} reads (target >= 200); first reads only: {args.frames / first_seconds:.0f} frames/s")
+    garbage_frames(args.seed)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vision.dice_reader_settings import DiceReaderSettings, ReaderSettingsError
@@ -36,3 +37,20 @@ def test_rendered_throws_are_never_read_wrong_and_every_read_names_the_model() -
         read = reader.read(image)
         assert read.reader_sha256 == sha256
         assert read.faces == (truth.faces if read.accepted else ())
+
+
+@pytest.mark.parametrize("name", ["noise", "stripes"])
+def test_a_camera_sending_garbage_is_declined_with_a_reason(name: str) -> None:
+    """A frame of uniform noise (thousands of pip-like spots in one body) or of stripes, with the game's count and
+    the die's size told: declined with a reason, never read as dice. The noise frame once took 85-92 s of processor
+    time in the face-centre vote; benchmarks/dice_reader_accuracy.py prints what such frames cost now."""
+    rng = np.random.default_rng(1)
+    if name == "noise":
+        image = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    else:
+        image = np.zeros((480, 640, 3), np.uint8)
+        image[:, ::8] = 255
+    read = staged_reader(expected_dice=3, die_edge_px=(35.0, 55.0)).read(image)
+    assert not read.accepted
+    assert read.faces == ()
+    assert read.decline

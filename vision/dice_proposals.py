@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.spatial import cKDTree
 
 from vision.dice_bodies import Bodies, Body, greatest_distance, linked_groups
 from vision.dice_stage_config import DiceStageConfig
@@ -231,21 +232,46 @@ def _symmetry_centres(pips: np.ndarray, edge: float, cfg: DiceStageConfig) -> li
     """Face centres by vote, for pips of touching dice that link across the dice's edges: a canonical face is
     symmetric about its centre, so the midpoints of its pairs of opposite pips (``pip_pair_share`` of the edge
     apart) fall on its centre. Midpoints within ``face_vote_share`` of the edge of one another vote for one
-    another; the most voted are taken first, each ``face_separation_share`` of the edge from those before."""
+    another; the most voted are taken first, each ``face_separation_share`` of the edge from those before.
+
+    Neighbours are found with k-d trees, so a frame of noise (thousands of pip-like spots) costs a fraction of a
+    second, not the minutes that comparing every pair with every pair took."""
     if len(pips) < 2:
         return []
-    apart = np.linalg.norm(pips[:, None, :] - pips[None, :, :], axis=2)
     low, high = cfg.pip_pair_share
-    first, second = np.nonzero(np.triu((apart >= low * edge) & (apart <= high * edge), 1))
+    first, second = _pairs_within(pips, low * edge, high * edge)
     midpoints = np.concatenate([(pips[first] + pips[second]) / 2.0, pips])  # a middle pip votes too
-    near = np.linalg.norm(midpoints[:, None, :] - midpoints[None, :, :], axis=2) <= cfg.face_vote_share * edge
-    votes = near.sum(axis=1)
-    centres = (near @ midpoints) / votes[:, None]  # each candidate's neighbourhood's mean
-    taken = np.empty((0, 2))
-    for index in np.argsort(-votes, kind="stable"):
-        if not len(taken) or np.hypot(*(taken - centres[index]).T).min() >= cfg.face_separation_share * edge:
-            taken = np.vstack([taken, centres[index]])
-    return [(float(x), float(y)) for x, y in taken]
+    one, other = _pairs_within(midpoints, 0.0, cfg.face_vote_share * edge)
+    votes = 1 + np.bincount(one, minlength=len(midpoints)) + np.bincount(other, minlength=len(midpoints))
+    sums = midpoints.astype(np.float64)
+    for axis in (0, 1):  # each candidate's neighbourhood's sum, itself included
+        sums[:, axis] += np.bincount(one, midpoints[other, axis], len(midpoints))
+        sums[:, axis] += np.bincount(other, midpoints[one, axis], len(midpoints))
+    centres = sums / votes[:, None]
+    separation = cfg.face_separation_share * edge
+    order = np.argsort(-votes, kind="stable")
+    tree = cKDTree(centres)
+    passed_over = np.zeros(len(centres), bool)
+    taken = []
+    for index in order:
+        if passed_over[index]:
+            continue
+        taken.append(index)
+        near = np.asarray(tree.query_ball_point(centres[index], separation), int)
+        passed_over[near[np.hypot(*(centres[near] - centres[index]).T) < separation]] = True
+    return [(float(x), float(y)) for x, y in centres[taken]]
+
+
+def _pairs_within(points: np.ndarray, least: float, most: float) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ``(i, j)``, ``i < j`` in row order, of the pairs of ``points`` (N, 2) from ``least`` to ``most`` apart
+    (both included); the distances are those of ``np.linalg.norm`` over the points' own dtype."""
+    pairs = cKDTree(points).query_pairs(most * (1.0 + 1e-6) + 1e-9, output_type="ndarray")
+    if not len(pairs):
+        return np.empty(0, int), np.empty(0, int)
+    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    apart = np.linalg.norm(points[pairs[:, 0]] - points[pairs[:, 1]], axis=1)
+    pairs = pairs[(apart >= least) & (apart <= most)]
+    return pairs[:, 0], pairs[:, 1]
 
 
 def _snapped(centre: tuple[float, float], pips: list[np.ndarray], edge: float, cfg: DiceStageConfig
