@@ -63,6 +63,10 @@ def test_glare_over_an_unexplained_body_is_glare() -> None:
     assert glare_px(patch, bodies[0].mask, 0.45) > 200
     unexplained = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px)
     assert judge_scene(frame, bodies, [unexplained], EDGE, SceneSettings()).decline is Decline.GLARE
+    # readings that disagree on a body glare whitens: the glare is why, and names the decline
+    disagree = BodyExplanation((), "unreadable", "the die at (150, 120) reads 3 (0.99) and 5 (0.95)")
+    verdict = judge_scene(frame, bodies, [disagree], EDGE, SceneSettings())
+    assert verdict.decline is Decline.GLARE and "whitened by glare" in verdict.detail
 
 
 def test_a_die_outside_the_arena_and_a_wrong_count_decline() -> None:

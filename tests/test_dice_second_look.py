@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from synthetic_dice import LeansAt, SpotCounter, die_frame
 
+from vision.dice_confirmation import ConfirmationSettings
 from vision.dice_explanation import DieReading
 from vision.dice_pipeline import StagedDiceReader, read_bodies
 from vision.dice_scene import SceneSettings
@@ -72,5 +73,7 @@ def test_a_die_whose_proposed_squares_lie_off_its_centre_is_read_by_the_second_l
     assert [r.face for r in first[0]] == [5] and first[0][0].confidence == pytest.approx(0.6)
     looked = read_bodies(frame, off_centre, reader, 40.0)
     assert len(looked[0]) == 9 and any(r.sure(0.9) and r.face == 5 for r in looked[0])
-    read = StagedDiceReader(NearSighted(), SceneSettings(expected_dice=1), lean=LeansAt(0.0)).read(frame)
+    upright = ConfirmationSettings(turns=())  # the stand-in reads upright crops only
+    read = StagedDiceReader(NearSighted(), SceneSettings(expected_dice=1), lean=LeansAt(0.0),
+                            confirmation=upright).read(frame)
     assert read.accepted and read.faces == (5,)

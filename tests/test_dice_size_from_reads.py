@@ -142,3 +142,5 @@ def test_shares_outside_zero_to_one_are_refused_naming_them(field: str, value: f
 def test_retry_shares_that_are_not_positive_or_retry_the_estimate_itself_are_refused(shares: tuple) -> None:
     with pytest.raises(ValueError, match="a retry share must be positive and not 1"):
         SizeFromReads(retry_shares=shares)
+    with pytest.raises(ValueError, match="a retry share must be positive and not 1"):
+        SizeFromReads(declined_shares=shares)

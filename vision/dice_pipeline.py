@@ -11,7 +11,9 @@ Stages, each a module with a typed result:
 4. explain each body by its sure readings (:mod:`vision.dice_explanation`: at or above the reader's
    calibrated acceptance threshold, exactly one set of dice for the whole body); a body left unexplained beside
    the dice read in it gets a third look, squares of the die's size on a grid over what they leave
-   (:mod:`vision.dice_leftover_scan`), and is explained again with every reading;
+   (:mod:`vision.dice_leftover_scan`), and is explained again with every reading; every die read must read its
+   face again from its square turned about its centre and, of another size than the frame's other dice, from a
+   square of theirs (:mod:`vision.dice_confirmation`);
 5. judge the scene (:mod:`vision.dice_scene`: motion, glare, stacked, cocked, outside the arena, the
    game's count); with a camera over the table, whether each die read leans is the lean model's verdict
    (:mod:`vision.die_lean_model`, one batch for the frame's dice).
@@ -31,6 +33,7 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_bodies import Bodies, Body, find_bodies
+from vision.dice_confirmation import ConfirmationSettings, confirm_dice
 from vision.dice_explanation import (
     BodyExplanation,
     BodyPixels,
@@ -41,9 +44,9 @@ from vision.dice_explanation import (
 )
 from vision.dice_leftover_scan import LeftoverScanSettings, scan_squares
 from vision.dice_proposals import BodyProposals, propose_squares
-from vision.dice_scene import LeanJudgement, SceneSettings, judge_scene
+from vision.dice_scene import LeanJudgement, SceneSettings, SceneVerdict, judge_scene
 from vision.dice_second_look import SecondLookSettings, around, seeds
-from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size
+from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size, told
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare, rectified_crop
 from vision.die_size_probe import SureDie, probed_edges
@@ -155,6 +158,7 @@ class StagedDiceReader:
     second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
     leftover_scan: LeftoverScanSettings = field(default_factory=LeftoverScanSettings)
     size_from_reads: SizeFromReads = field(default_factory=SizeFromReads)
+    confirmation: ConfirmationSettings = field(default_factory=ConfirmationSettings)
     lean: LeanReader | None = None
     """Whether a die read leans, with a camera over the table; :meth:`read` refuses to judge such a camera's frames
     without it (None serves :meth:`explain` only, or an oblique camera)."""
@@ -181,22 +185,41 @@ class StagedDiceReader:
         looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
                                   ExplanationSettings(threshold=reader.threshold, side_share=self.side_share),
                                   self.second_look, self.leftover_scan)
-        return ExplainedFrame(found.die_edge_px, looked.bodies, looked.explanations,
+        explanations = confirm_dice(looked.explanations, lambda squares: read_squares(frame, squares, reader),
+                                    self.confirmation)
+        return ExplainedFrame(found.die_edge_px, looked.bodies, explanations,
                               sum(len(readings) for readings in looked.readings))
 
     def read(self, frame: np.ndarray) -> StagedRead:
-        """Read one BGR uint8 frame."""
+        """Read one BGR uint8 frame. A frame declined at a size the bench did not tell is read again at the larger
+        sizes of ``size_from_reads.declined_shares`` (:mod:`vision.dice_size_from_reads`); the first such read
+        accepted is the frame's, else the first read's decline stands."""
         frame = check_image(frame)
-        explained = self.explain(frame)
         scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
         if scene.leaning_check and self.lean is None:
             raise ValueError(f"a camera over the table (side faces {self.side_share:g} of an edge) needs a lean model "
                              "to judge whether the dice read lie flat (p217-2007/banca-francesa/7 b, cussec/6)")
+        explained = self.explain(frame)
+        verdict, lean_sha256 = self._judge(frame, explained, scene)
+        readings, source = explained.readings, explained.size_source
+        if not verdict.accepted and source is not SizeSource.TOLD and self.size_from_reads.enabled:
+            for share in self.size_from_reads.declined_shares:
+                stages = told(self.stages, share * explained.die_edge_px, self.size_from_reads.told_share)
+                again = replace(self, stages=stages).explain(frame)
+                readings += again.readings
+                judged, sha256 = self._judge(frame, again, scene)
+                if judged.accepted:
+                    explained, verdict, lean_sha256, source = again, judged, sha256, SizeSource.AFTER_DECLINE
+                    break
+        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
+                          readings, lean_sha256, explained.die_edge_px, source)
+
+    def _judge(self, frame: np.ndarray, explained: ExplainedFrame, scene: SceneSettings
+               ) -> tuple[SceneVerdict, str | None]:
+        """The scene's verdict on ``explained`` (stage 5), and the lean model's hash when it judged the dice."""
         lean = self._lean(frame, explained.explanations) if scene.leaning_check else None
         verdict = judge_scene(frame, explained.bodies, explained.explanations, explained.die_edge_px, scene, lean)
-        return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
-                          explained.readings, None if lean is None else lean.model_sha256, explained.die_edge_px,
-                          explained.size_source)
+        return verdict, None if lean is None else lean.model_sha256
 
     def _lean(self, frame: np.ndarray, explanations: Sequence[BodyExplanation]) -> LeanJudgement:
         """The lean model's verdict on every die read, in one batch."""

@@ -18,7 +18,8 @@ unexplained. This stage gives the frame's verdict, declining it when
   around it, :mod:`vision.die_lean_model`; ``cocked`` or ``stacked``), or a body of about a die's size is
   not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
   flat die of that size reads surely;
-- two readings of one die disagree, or any other body is not explained (``unreadable``);
+- two readings of one die disagree, or any other body is not explained (``unreadable``; a body whose readings
+  disagree and that is smeared or whitened by glare is declined for that, the cause of the disagreement);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
   the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
   target's marker, the lit floor) is not judged: were it a die, the count would be short.
@@ -301,16 +302,16 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         if settings.leaning_check and lean is not None:
             return _die_not_flat(explanation, lean)
         return None
-    if explanation.problem == "unreadable":
-        return Decline.UNREADABLE, explanation.detail
-    if shows_no_die(body, explanation, settings):
+    if shows_no_die(body, explanation, settings):  # never a body whose readings disagree
         return None  # a die missed so leaves the game's count short, which declines the frame
     if (ratio := smeared(grey, body, settings)) is not None:
         return Decline.MOTION, f"body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
     die_area = die_edge_px * die_edge_px
     glare = glare_px(patch, body.mask, settings.glare_level, settings.glare_saturation)
-    if glare > settings.glare_pips * pip_area:
+    if glare > settings.glare_pips * pip_area:  # also why its readings may disagree
         return Decline.GLARE, f"body at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
+    if explanation.problem == "unreadable":
+        return Decline.UNREADABLE, explanation.detail
     if explanation.dice and explanation.unexplained_px > settings.stacked_share * die_area:
         return Decline.STACKED, f"body at {_where(body)}: {explanation.detail} (a die on or under another)"
     size = body.area_px / die_area
