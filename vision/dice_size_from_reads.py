@@ -19,17 +19,16 @@ So, when the bench gave no size:
 2. when the dice read surely have a median measured edge more than ``differ_share`` from the size the frame was
    explained at, it is explained again told that median, +-``measured_share``.
 
-The verdict is then that of the last explanation; the scene's checks (cocked, stacked, count, ...) judge it as
-any other, so a frame is accepted only when one reading explains every body at that size.
+The scene's checks (cocked, stacked, count, ...) judge the last explanation as any other, so a frame is accepted
+only when one reading explains every body at that size. A frame they decline is read once more at each of
+``declined_shares`` of its size (:meth:`vision.dice_pipeline.StagedDiceReader.read`), and the first read accepted
+is the frame's. A die's pips read from a square too small for it are a part of its face (two pips of a four are a
+two), and the reader measures such a die at the small size it reads it at; the frame then declines as stacked or
+unreadable, though its dice read right at their own size. On 800 frames of the sim camera, the 3 declined frames
+explained at 0.67-0.76 of the dice's true edge were each read right at 1.33 and 1.5 of it; their faces were
+2, 4, 5; 3, 4, 6 and 1, 2, 4 (a four in each).
 
-3. A frame so declined is read once more at each of ``declined_shares`` of its size (the pipeline's
-   :meth:`vision.dice_pipeline.StagedDiceReader.read`), and the first read accepted is the frame's. A die's pips
-   read from a square too small for it are a part of its face (two pips of a four are a two), and the reader
-   measures such a die at the small size it reads it at; the frame then declines as stacked or unreadable, whose
-   dice read right at their own size. On 800 frames of the sim camera, the 3 declined frames explained at
-   0.67-0.76 of the dice's true edge were each read right at 1.33 and 1.5 of it; their faces were 2, 4, 5; 3, 4, 6
-   and 1, 2, 4 (a four in each). Every read journals
-the size it was explained at and where that size came from (:class:`SizeSource`).
+Every read journals the size it was explained at and where that size came from (:class:`SizeSource`).
 """
 
 from __future__ import annotations
