@@ -235,6 +235,26 @@ def test_plain_pixels_beside_a_die_read_are_no_die_but_pips_glare_or_a_face_ther
     assert judged_with_beside(frame, bodies, half_believed).decline is Decline.STACKED
 
 
+def test_spots_on_the_rim_of_a_die_read_are_no_pips_and_spots_further_out_are() -> None:
+    """Two round spots 8 px (0.2 of an edge) below the square read, beyond its side faces but on its rim (a square
+    read surely may sit a tenth of an edge off its die), are its corners' glints: the frame reads. The same spots
+    16 px (0.4 of an edge) below are pips of a die beneath, as they are at 8 px with no clearance."""
+    def spots_at(y: int):
+        def paint(frame: np.ndarray) -> None:
+            soft_shadow(frame)
+            for x in (140, 160):
+                cv2.circle(frame, (x, y), 3, (220, 220, 220), -1)
+        return paint
+    frame, bodies = die_with_beside(spots_at(148))
+    verdict = judged_with_beside(frame, bodies)
+    assert verdict.accepted and [d.face for d in verdict.dice] == [5]
+    assert judged_with_beside(frame, bodies, leftover_pip_clearance=0.0).decline is Decline.STACKED
+    frame, bodies = die_with_beside(spots_at(156))
+    assert judged_with_beside(frame, bodies).decline is Decline.STACKED
+    with pytest.raises(ValueError, match="leftover_pip_clearance"):
+        SceneSettings(leftover_pip_clearance=0.5)
+
+
 def test_a_glare_spot_on_the_cloth_away_from_the_dice_read_declines_only_while_a_die_of_the_game_is_missing() -> None:
     """A body holding a die read 5 at (150, 120) and the cloth below it down to y = 200, lit by a saturated spot.
     Further than ``glare_clearance`` of an edge from the square it can hide no die read; with every die of the game
