@@ -9,7 +9,7 @@ from synthetic_dice import die_frame
 
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
-from vision.dice_scene import LeanJudgement, SceneSettings, anisotropy, glare_px, judge_scene
+from vision.dice_scene import LeanJudgement, SceneSettings, _pip_centres_beside, anisotropy, glare_px, judge_scene
 from vision.die_crop import DieSquare
 
 EDGE = 40.0
@@ -166,11 +166,49 @@ def test_with_a_lean_model_its_verdict_decides_whether_a_die_read_lies_flat() ->
     assert verdict.decline is Decline.COCKED
     assert verdict.detail == ("die at (60, 60) read 2 leans: the lean model abababababab gives it 0.400 of not lying "
                               "flat (leaning 0.300, on another die 0.100), at or above 0.400")
-    verdict = judge_scene(frame, bodies, sure, EDGE, settings, lean((0.2, 0.3, 0.5), flat))
+    short = SceneSettings(expected_dice=3)  # a die of the game not read may lie beneath one read
+    verdict = judge_scene(frame, bodies, sure, EDGE, short, lean((0.2, 0.3, 0.5), flat))
     assert verdict.decline is Decline.STACKED and "read 5 rests on another die: the lean model" in verdict.detail
     assert judge_scene(frame, bodies, sure, EDGE, settings, LeanJudgement({}, 0.4, "ab" * 32)).accepted
     oblique = SceneSettings(expected_dice=2, leaning_check=False)
     assert judge_scene(frame, bodies, sure, EDGE, oblique, lean((0.1, 0.8, 0.1), (0.1, 0.1, 0.8))).accepted
+
+
+def test_a_die_the_lean_model_finds_on_another_is_judged_by_its_leaning_alone_when_no_die_lies_beneath_it() -> None:
+    """Two dice read 5 and 2, each alone in its body, 90 px apart, and the game throws two: no die lies beneath
+    either. A die the model gives 0.4 of not lying flat, mostly for resting on another die, is then judged by
+    leaning / (flat + leaning): 0.05 / 0.65 and 0.24 / 0.64 read, 0.28 / 0.68 declines as cocked. With a die of the game not read,
+    with the other die in its body, or with the other die read nearer than an edge (split into a body of its own),
+    a die may lie beneath it: stacked."""
+    frame, bodies = die_frame([(150, 120), (60, 60)])
+    dice = [read(150, 120, 5), read(60, 60, 2)]
+    sure = [explained(dice[0]), explained(dice[1])]
+    flat = (0.9, 0.05, 0.05)
+
+    def lean(first: tuple[float, float, float], squares: list[DieSquare] | None = None) -> LeanJudgement:
+        keys = squares or [dice[0].square, dice[1].square]
+        return LeanJudgement({keys[0]: first, keys[1]: flat}, 0.4, "ab" * 32)
+
+    game = SceneSettings(expected_dice=2)
+    resting = (0.6, 0.05, 0.35)
+    assert judge_scene(frame, bodies, sure, EDGE, game, lean(resting)).accepted
+    assert judge_scene(frame, bodies, sure, EDGE, game, lean((0.4, 0.24, 0.36))).accepted  # 0.24 / 0.64 = 0.375
+    verdict = judge_scene(frame, bodies, sure, EDGE, game, lean((0.4, 0.28, 0.32)))  # 0.28 / 0.68 = 0.412
+    assert verdict.decline is Decline.COCKED
+    assert verdict.detail == ("die at (150, 120) read 5 leans: the lean model abababababab gives it 0.600 of not lying "
+                              "flat (leaning 0.280, on another die 0.320); no die lies beneath it, and it leans with "
+                              "0.412 given that, at or above 0.400")
+    assert judge_scene(frame, bodies, sure, EDGE, SceneSettings(expected_dice=3),
+                       lean(resting)).decline is Decline.STACKED
+    one_body = [BodyPixels(np.ones((160, 200), bool), (20, 20))]
+    both = [BodyExplanation((dice[0], dice[1]))]
+    verdict = judge_scene(frame, one_body, both, EDGE, game, lean(resting))
+    assert verdict.decline is Decline.STACKED and "read 5 rests on another die" in verdict.detail
+    near = read(150 + 0.9 * EDGE, 120, 2)
+    near_frame, near_bodies = die_frame([(150, 120), (150 + 0.9 * EDGE, 120)])
+    verdict = judge_scene(near_frame, near_bodies, [explained(dice[0]), explained(near)], EDGE, game,
+                          lean(resting, [dice[0].square, near.square]))
+    assert verdict.decline is Decline.STACKED and "read 5 rests on another die" in verdict.detail
 
 
 def test_a_smeared_body_that_shows_a_die_not_read_is_motion_not_cocked() -> None:
@@ -253,6 +291,33 @@ def test_spots_on_the_rim_of_a_die_read_are_no_pips_and_spots_further_out_are() 
     assert judged_with_beside(frame, bodies).decline is Decline.STACKED
     with pytest.raises(ValueError, match="leftover_pip_clearance"):
         SceneSettings(leftover_pip_clearance=0.5)
+
+
+def test_a_square_read_smaller_than_the_frames_dice_has_no_known_rim() -> None:
+    """Beside a square of the frame's die size, the pixels within 0.22 of an edge of it are its die's rim, where no
+    pip is counted; beside a square read at 0.75 of it (perhaps part of its die) they may hold its die's pips."""
+    body = BodyPixels(np.ones((100, 100), bool), (100, 70))
+    settings = ExplanationSettings(threshold=0.9)
+    below = (120 + 20 + 7 - 70, 150 - 100)  # row, column: 7 px below the 40 px square
+    of_size = explain_body(body, [read(150, 120)], settings)
+    assert not _pip_centres_beside(body, of_size, EDGE, 0.22)[below]
+    assert _pip_centres_beside(body, of_size, EDGE, 0.0)[below]
+    small = DieReading(DieSquare((150, 125), 30.0), read(150, 125).probabilities)  # its bottom edge where the 40's is
+    assert _pip_centres_beside(body, explain_body(body, [small], settings), EDGE, 0.22)[below]
+
+
+def test_glare_on_the_face_of_a_die_read_from_a_smaller_square_declines() -> None:
+    """A die of the frame's 40 px read from a 30 px square about its centre: a saturated spot on its face beyond
+    that square (0.4 of it under the square) may hide a pip as surely, and declines the frame."""
+    frame, bodies = die_frame([(150, 120)])
+    cv2.circle(frame, (166, 120), 5, (255, 255, 255), -1)
+    small = DieReading(DieSquare((150, 120), 30.0), read(150, 120).probabilities)
+    verdict = judge_scene(frame, bodies, [explained(small)], EDGE, SceneSettings(expected_dice=1))
+    assert verdict.decline is Decline.GLARE
+    x, y = bodies[0].origin
+    h, w = bodies[0].mask.shape
+    under_square = glare_px(frame[y:y + h, x:x + w], bodies[0].under([small.square]), 0.45, 245.0)
+    assert under_square < np.pi * (0.18 * EDGE / 2.0) ** 2  # the square read alone holds less than a pip of it
 
 
 def test_a_glare_spot_on_the_cloth_away_from_the_dice_read_declines_only_while_a_die_of_the_game_is_missing() -> None:

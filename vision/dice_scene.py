@@ -9,13 +9,14 @@ unexplained. This stage gives the frame's verdict, declining it when
   its own level (``glare``; a pip under the spot may be hidden, so even a sure reading is unsafe);
 - a body is not explained and holds a die read beside more than half a die's area that is no die read:
   a die on or under another (``stacked``, p217-2007/cussec/6). The pixels beside the dice read are first
-  looked at: when they are plain (at most one pip-sized spot, no glare, no square centred on them that the
-  reader half reads as a face) they are a shadow, a glare-free patch of cloth or a die's rim, which the table model
-  took for the body, and the body is judged as read (:func:`plain_leftover`). When the frame's dice read are as
-  many as the game throws, a glare spot on those pixels away from every die read hides no die, and leaves them
-  plain;
+  looked at: when they are plain (at most one pip-sized spot off the rims of the dice read, no glare, no square
+  centred on them that the reader half reads as a face) they are a shadow, a glare-free patch of cloth or a die's
+  rim, which the table model took for the body, and the body is judged as read (:func:`plain_leftover`). When
+  the frame's dice read are as many as the game throws, a glare spot on those pixels away from every die read
+  hides no die, and leaves them plain;
 - a die read leans or rests on another (a camera over the table: the lean model's verdict on a wide crop
-  around it, :mod:`vision.die_lean_model`; ``cocked`` or ``stacked``), or a body of about a die's size is
+  around it, :mod:`vision.die_lean_model`; ``cocked`` or ``stacked``; where the frame shows that no die lies
+  beneath it, only whether it leans, :func:`nothing_beneath`), or a body of about a die's size is
   not explained: a die not flat on a face (``cocked``, p217-2007/banca-francesa/7 b) — a
   flat die of that size reads surely;
 - two readings of one die disagree, or any other body is not explained (``unreadable``; a body whose readings
@@ -35,7 +36,8 @@ frame is never an outcome.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -49,6 +51,12 @@ from vision.die_crop import DieSquare
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
                  Decline.UNREADABLE, Decline.WRONG_COUNT)
 """Which reason a frame is declined for when several apply: the first in this order."""
+
+
+RIM_SIZE_SHARE = 0.12
+"""A square read within this share of the frame's die edge is of the die's size, and its die's rim lies about it
+(:attr:`SceneSettings.leftover_pip_clearance`); the confirmation of the dice read holds a game's dice to the same
+share of each other's edge (:mod:`vision.dice_confirmation`)."""
 
 
 @dataclass(frozen=True)
@@ -251,12 +259,15 @@ def _pip_centres_beside(body: BodyPixels, explanation: BodyExplanation, die_edge
     """Where a pip beside the dice read may have its centre: in the body a tenth of an edge from its outline (a pip
     lies within its face; the notch between two dice and a die's outline lie on the body's edge), off the squares
     read grown by the side faces a flat die shows to this camera (their own pips and side faces) and further than
-    ``clearance_share`` of an edge from them (their rims, :attr:`SceneSettings.leftover_pip_clearance`), the shade
-    included (a leaning die's side face may pass for shade)."""
+    ``clearance_share`` of an edge from those of the frame's die size (their rims,
+    :attr:`SceneSettings.leftover_pip_clearance`), the shade included (a leaning die's side face may pass for shade).
+    A square read at another size may cover part of its die only (a six whose column of pips a glare spot hides,
+    read as a three from a smaller square): where its die's rim lies is not known, and the pips beside it count."""
     inset = max(1, round(0.1 * die_edge_px))
     inner = cv2.erode(body.mask.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
                                                                             (2 * inset + 1, 2 * inset + 1))) > 0
-    rims = near_squares(body, [die.square for die in explanation.dice], clearance_share * die_edge_px)
+    of_size = [die.square for die in explanation.dice if abs(die.square.edge_px / die_edge_px - 1.0) <= RIM_SIZE_SHARE]
+    rims = near_squares(body, of_size, clearance_share * die_edge_px)
     return inner & explanation.beside_dice & ~rims
 
 
@@ -270,25 +281,57 @@ class LeanJudgement:
     threshold: float
     model_sha256: str
 
-    def not_flat(self, die: DieReading) -> tuple[Decline, str] | None:
+    def not_flat(self, die: DieReading, nothing_beneath: bool = False) -> tuple[Decline, str] | None:
         """Why the die declines the frame when its probability of not lying flat reaches the threshold: it leans
-        (cocked) or rests on another die (stacked), whichever the model finds likelier; else None."""
+        (cocked) or rests on another die (stacked), whichever the model finds likelier; else None.
+
+        ``nothing_beneath``: the frame shows no die it could rest on (:func:`nothing_beneath`). Its probability of
+        not lying flat is then that of leaning, given that it does not rest on another die: leaning / (flat +
+        leaning), never less than the model's leaning share, so a die the model half believes leaning is still
+        declined as cocked."""
         probabilities = self.probabilities.get(die.square)
         if probabilities is None:
             return None
         flat, leaning, on_another = probabilities
+        figures = (f"the lean model {self.model_sha256[:12]} gives it {1.0 - flat:.3f} of not lying flat (leaning "
+                   f"{leaning:.3f}, on another die {on_another:.3f})")
+        if nothing_beneath and on_another > leaning:
+            given = leaning / max(flat + leaning, 1e-12)
+            if given < self.threshold:
+                return None
+            return Decline.COCKED, (f"leans: {figures}; no die lies beneath it, and it leans with {given:.3f} given "
+                                    f"that, at or above {self.threshold:.3f}")
         if 1.0 - flat < self.threshold:
             return None
         reason, what = (Decline.COCKED, "leans") if leaning >= on_another else (Decline.STACKED,
                                                                                   "rests on another die")
-        return reason, (f"{what}: the lean model {self.model_sha256[:12]} gives it {1.0 - flat:.3f} of not lying flat "
-                        f"(leaning {leaning:.3f}, on another die {on_another:.3f}), at or above {self.threshold:.3f}")
+        return reason, f"{what}: {figures}, at or above {self.threshold:.3f}"
 
 
-def _die_not_flat(explanation: BodyExplanation, lean: LeanJudgement) -> tuple[Decline, str] | None:
-    """The reason and detail for the first die of the body that the lean model says is not flat."""
+def nothing_beneath(die: DieReading, explanation: BodyExplanation, frame_dice: Sequence[DieReading],
+                    die_edge_px: float, every_die_read: bool) -> bool:
+    """Whether the frame shows no die that ``die`` could rest on (p217-2007/cussec/6): every die of the game is read
+    (a die hidden whole beneath it would leave the count short), none lies in its body beside it (a die resting on
+    another covers part of it and touches the rest), and no die read elsewhere lies nearer than an edge, centre to
+    centre (two dice flat on the table lie at least that far apart; a die beneath another, split from it into a
+    body of its own, lies nearer).
+
+    The lean model sees a die from a crop alone: at the frame's edges, where a camera over the table sees more of a
+    flat die's side faces, it took flat dice for dice resting on another (10 and 12 frames of 2,000 of the rendered
+    benchmark's seeds 20240611 and 777); in 5 of each the frame itself shows that nothing lies beneath them."""
+    if not every_die_read or len(explanation.dice) != 1:
+        return False
+    x, y = die.square.centre_px
+    return all(math.hypot(other.square.centre_px[0] - x, other.square.centre_px[1] - y) >= die_edge_px
+               for other in frame_dice if other is not die)
+
+
+def _die_not_flat(explanation: BodyExplanation, lean: LeanJudgement, beneath_ruled_out: Callable[[DieReading], bool]
+                  ) -> tuple[Decline, str] | None:
+    """The reason and detail for the first die of the body that the lean model says is not flat (where
+    ``beneath_ruled_out`` holds for a die, it can only lean: :meth:`LeanJudgement.not_flat`)."""
     for die in explanation.dice:
-        if (found := lean.not_flat(die)) is not None:
+        if (found := lean.not_flat(die, beneath_ruled_out(die))) is not None:
             x, y = die.square.centre_px
             return found[0], f"die at ({x:.0f}, {y:.0f}) read {die.face} {found[1]}"
     return None
@@ -296,7 +339,7 @@ def _die_not_flat(explanation: BodyExplanation, lean: LeanJudgement) -> tuple[De
 
 def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
                settings: SceneSettings, lean: LeanJudgement | None = None,
-               every_die_read: bool = False) -> tuple[Decline, str] | None:
+               every_die_read: bool = False, frame_dice: Sequence[DieReading] = ()) -> tuple[Decline, str] | None:
     """Why this body declines the frame, or None when it does not (it is read whole, or no die shows in it);
     ``lean``: the lean model's verdict on the frame's dice (with a camera over the table; the pipeline gives it
     whenever ``settings.leaning_check`` holds); ``every_die_read``: the frame's dice read are as many as the game
@@ -309,11 +352,13 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         ratio = anisotropy(grey, faces)
         if ratio < settings.motion_anisotropy:
             return Decline.MOTION, f"die at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
-        glare = glare_px(patch, faces, settings.glare_level, settings.glare_saturation)
+        whole = body.under([_whole_face(die.square, die_edge_px) for die in explanation.dice])
+        glare = glare_px(patch, whole, settings.glare_level, settings.glare_saturation)
         if glare > settings.glare_pips * pip_area:  # a pip under the spot may be hidden: the face read is unsafe
             return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
         if settings.leaning_check and lean is not None:
-            return _die_not_flat(explanation, lean)
+            return _die_not_flat(explanation, lean, lambda die: nothing_beneath(die, explanation, frame_dice,
+                                                                                die_edge_px, every_die_read))
         return None
     if shows_no_die(body, explanation, settings):  # never a body whose readings disagree
         return None  # a die missed so leaves the game's count short, which declines the frame
@@ -331,6 +376,16 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     if not explanation.dice and settings.cocked_dice[0] <= size <= settings.cocked_dice[1]:
         return Decline.COCKED, f"body at {_where(body)} of {size:.2f} dice shows no flat face that reads surely"
     return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {explanation.detail}"
+
+
+def _whole_face(square: DieSquare, die_edge_px: float) -> DieSquare:
+    """``square``, grown about its centre to the frame's die edge when smaller: a die read from a square smaller than
+    the frame's dice may have been read from part of its face (a six whose column of pips a glare spot hides reads
+    as a three from a square of 0.74 of its edge: sim camera, seed 20070226, throw 1391), and glare on the rest of
+    it hides pips as surely."""
+    if square.edge_px >= die_edge_px:
+        return square
+    return DieSquare(square.centre_px, die_edge_px, square.angle_deg)
 
 
 def _centre(body: BodyPixels) -> tuple[float, float]:
@@ -352,15 +407,15 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
     dice: list[DieReading] = []
     no_die: list[BodyPixels] = []
     arena = None if settings.arena is None else np.asarray(settings.arena, np.float32)
-    every_die_read = (settings.expected_dice is not None
-                      and sum(len(explanation.dice) for explanation in explanations) == settings.expected_dice)
+    frame_dice = [die for explanation in explanations for die in explanation.dice]
+    every_die_read = settings.expected_dice is not None and len(frame_dice) == settings.expected_dice
     for body, explanation in zip(bodies, explanations, strict=True):
         if arena is not None and not explanation.dice and not _inside(arena, _centre(body)):
             continue  # no die read beyond the arena (a target's marker, the lit floor): the count tells a die missed
         if shows_no_die(body, explanation, settings):
             no_die.append(body)
             continue
-        problem = judge_body(frame, body, explanation, die_edge_px, settings, lean, every_die_read)
+        problem = judge_body(frame, body, explanation, die_edge_px, settings, lean, every_die_read, frame_dice)
         if problem is not None:
             declines.append(problem)
         dice.extend(explanation.dice if explanation.explained or problem is None else ())
