@@ -118,7 +118,9 @@ class SceneSettings:
     :mod:`vision.dice_leftover_scan`). Counting them declined flat dice of the rendered benchmark as stacked or
     unreadable: with the clearance, seed 20240611 declines 32 frames of 2,000 instead of 42 and seed 777 40 instead of
     62, none read wrong, and the injected faults are declined as often or more (stacked 80.5 % for the right reason,
-    cocked 64 % instead of 50.5 %), none more accepted. With an oblique camera the side faces already cover it."""
+    cocked 64 % instead of 50.5 %), none more accepted. It holds about squares of the frame's die size only
+    (:data:`RIM_SIZE_SHARE`): about a smaller one it let a six under glare, read as a three, pass on the sim camera.
+    With an oblique camera the side faces already cover it."""
     pip_shape: tuple[float, float] = (3.0, 0.4)
     """A pip-sized spot beside the dice read counts as a pip when no longer than this many times its width and
     filling this share of its rotated box (a pip squeezed on a leaning die's side face, 0.4 to 0.65 of an edge
