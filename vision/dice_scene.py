@@ -113,7 +113,7 @@ class SceneSettings:
     it."""
     leftover_pip_clearance: float = 0.22
     """A spot beside the dice read counts as a pip only when its centre lies further than this share of an edge from
-    every square read. A die's own rim, corners and the glints on them lie within it: the side faces a flat die shows
+    every square read of the frame's die size. A die's own rim, corners and the glints on them lie within it: the side faces a flat die shows
     to a camera over the table (0.12 of an edge) plus the most a square read surely lies off its die's centre (0.1,
     :mod:`vision.dice_leftover_scan`). Counting them declined flat dice of the rendered benchmark as stacked or
     unreadable: with the clearance, seed 20240611 declines 32 frames of 2,000 instead of 42 and seed 777 40 instead of
@@ -319,7 +319,7 @@ def nothing_beneath(die: DieReading, explanation: BodyExplanation, frame_dice: S
     body of its own, lies nearer).
 
     The lean model sees a die from a crop alone: at the frame's edges, where a camera over the table sees more of a
-    flat die's side faces, it took flat dice for dice resting on another (10 and 12 frames of 2,000 of the rendered
+    flat die's side faces, it took flat dice for dice resting on another (8 and 10 frames of 2,000 of the rendered
     benchmark's seeds 20240611 and 777); in 5 of each the frame itself shows that nothing lies beneath them."""
     if not every_die_read or len(explanation.dice) != 1:
         return False
