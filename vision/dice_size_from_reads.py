@@ -91,9 +91,11 @@ class SizeFromReads:
         for name, share in shares.items():
             if not 0.0 < share < 1.0:
                 raise ValueError(f"size from reads: {name} must lie within 0..1 (exclusive), got {share:g}")
-        for share in (*self.retry_shares, *self.declined_shares):
-            if not (0.0 < share and share != 1.0 and np.isfinite(share)):
-                raise ValueError(f"size from reads: a retry share must be positive and not 1, got {share:g}")
+        for name, retries in (("retry_shares", self.retry_shares), ("declined_shares", self.declined_shares)):
+            for share in retries:
+                if not (0.0 < share and share != 1.0 and np.isfinite(share)):
+                    raise ValueError(f"size from reads: a retry share must be positive and not 1, got {share:g} "
+                                     f"in {name}")
 
 
 class Explained(Protocol):
