@@ -343,3 +343,33 @@ def test_a_glare_spot_on_the_cloth_away_from_the_dice_read_declines_only_while_a
     assert judged(*far, expected_dice=2).decline is Decline.GLARE  # a die of the game may lie under it
     near = spot_at(156)  # 6 px (0.15 of an edge) below the square: it may hide part of the die read
     assert judged(*near, expected_dice=1).decline is Decline.GLARE
+
+
+def test_the_halo_of_a_glare_spot_hides_pips_beyond_its_saturated_core() -> None:
+    """A red die read 5 with a glare spot between its pips: a saturated core of 29 px (less than a pip's 41 px) in a
+    halo whitened 0.9 of the way to white (least channel 236, unsaturated) of 3.7 pips' area. The halo hides a pip as
+    the core does, so the frame is declined for glare; counting saturated pixels only it would read. The same halo
+    with no saturated core is a light patch of the face (a light pip is one), not glare."""
+    def lit(core: tuple[int, int, int]) -> tuple[np.ndarray, list[BodyPixels]]:
+        frame, bodies = die_frame([(150, 120)])
+        cv2.rectangle(frame, (130, 100), (170, 140), (60, 60, 200), -1)  # least channel 60
+        for dx, dy in ((-10, -10), (10, -10), (0, 0), (-10, 10), (10, 10)):
+            cv2.circle(frame, (150 + dx, 120 + dy), 4, (20, 20, 20), -1)
+        cv2.circle(frame, (161, 120), 7, (236, 236, 255), -1)  # 60 + 0.9 * (255 - 60) = 235.5
+        cv2.circle(frame, (161, 120), 3, core, -1)
+        return frame, bodies
+
+    frame, bodies = lit((255, 255, 255))
+    x, y = bodies[0].origin
+    h, w = bodies[0].mask.shape
+    pip_area = np.pi * (0.18 * EDGE / 2.0) ** 2
+    assert glare_px(frame[y:y + h, x:x + w], bodies[0].mask, 0.45, 245.0) < pip_area  # the core alone
+    verdict = judge_scene(frame, bodies, [explained(read(150, 120))], EDGE, SceneSettings(expected_dice=1))
+    assert verdict.decline is Decline.GLARE and "3.7 pips' area" in verdict.detail
+    saturated_only = judge_scene(frame, bodies, [explained(read(150, 120))], EDGE,
+                                 SceneSettings(expected_dice=1, glare_hiding_weight=1.0))
+    assert saturated_only.accepted
+    unsaturated = judge_scene(*lit((236, 236, 255)), [explained(read(150, 120))], EDGE, SceneSettings(expected_dice=1))
+    assert unsaturated.accepted and [d.face for d in unsaturated.dice] == [5]
+    with pytest.raises(ValueError, match="glare_hiding_weight"):
+        SceneSettings(glare_hiding_weight=0.0)

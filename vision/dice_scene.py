@@ -82,6 +82,12 @@ class SceneSettings:
     """Glare: whiter than the body's own level by this share of the way to white."""
     glare_saturation: float = 245.0
     """Glare: the least colour channel at least this (a specular spot saturates the camera)."""
+    glare_hiding_weight: float = 0.85
+    """Glare hides a pip where it blends the face this share of the way to white (the renderer's truth,
+    :data:`vision.render.dice.GLARE_DECLINE_WEIGHT`). Around a saturated spot, the pixels whitened that far and
+    joined to it count as glare with it: on a dark or coloured face the spot's halo hides pips well beyond its
+    saturated core (a six under glare on the sim camera, read as a three, had a core of 0.97 pip's area and a halo
+    whitened that far of 1.97)."""
     glare_pips: float = 1.0
     """Glare broader than this many pips' area over an unexplained body names it glare."""
     glare_clearance: float = 0.3
@@ -133,6 +139,8 @@ class SceneSettings:
             raise ValueError(f"the arena polygon needs at least 3 corners, got {len(self.arena)}")
         if not 0.0 <= self.leftover_pip_clearance < 0.5:
             raise ValueError(f"leftover_pip_clearance must be within [0, 0.5), got {self.leftover_pip_clearance}")
+        if not 0.0 < self.glare_hiding_weight <= 1.0:
+            raise ValueError(f"glare_hiding_weight must be within (0, 1], got {self.glare_hiding_weight}")
         if not 0.0 < self.motion_anisotropy < 1.0:
             raise ValueError(f"motion_anisotropy must be within (0, 1), got {self.motion_anisotropy}")
 
@@ -165,21 +173,35 @@ def anisotropy(grey: np.ndarray, mask: np.ndarray) -> float:
     return float((trace / 2.0 - spread) / max(trace / 2.0 + spread, 1e-6))
 
 
-def glare_px(patch: np.ndarray, mask: np.ndarray, level_share: float, saturation: float = 0.0) -> int:
+def glare_px(patch: np.ndarray, mask: np.ndarray, level_share: float, saturation: float = 0.0,
+             hiding_weight: float | None = None) -> int:
     """How many pixels of ``mask`` glare whitens (:func:`glare_pixels`)."""
-    return int(np.count_nonzero(glare_pixels(patch, mask, level_share, saturation)))
+    return int(np.count_nonzero(glare_pixels(patch, mask, level_share, saturation, hiding_weight)))
 
 
-def glare_pixels(patch: np.ndarray, mask: np.ndarray, level_share: float, saturation: float = 0.0) -> np.ndarray:
+def glare_pixels(patch: np.ndarray, mask: np.ndarray, level_share: float, saturation: float = 0.0,
+                 hiding_weight: float | None = None) -> np.ndarray:
     """bool, as ``mask``: its pixels whitened by glare, where the least colour channel (white light raises all
     three) stands above the mask's median by ``level_share`` of the way to white, and at least at ``saturation``
-    (a specular spot saturates the camera; a white die's face does not)."""
+    (a specular spot saturates the camera; a white die's face does not). With ``hiding_weight``, also the pixels
+    whitened ``hiding_weight`` of the way to white that join such a saturated spot: its halo, where a pip is
+    hidden as surely as under the spot itself (:attr:`SceneSettings.glare_hiding_weight`)."""
     least = patch.min(axis=2) if patch.ndim == 3 else patch
     inside = least[mask]
     if inside.size == 0:
         return np.zeros(mask.shape, bool)
     level = float(np.median(inside))
-    return mask & (least >= max(level + level_share * (255.0 - level), saturation))
+    core = mask & (least >= max(level + level_share * (255.0 - level), saturation))
+    if hiding_weight is None or not core.any():
+        return core
+    whitened = core | (mask & (least >= level + hiding_weight * (255.0 - level)))
+    _, spots = cv2.connectedComponents(whitened.astype(np.uint8), connectivity=8)
+    return np.isin(spots, np.unique(spots[core]))
+
+
+def _glare_over(patch: np.ndarray, mask: np.ndarray, settings: SceneSettings) -> np.ndarray:
+    """:func:`glare_pixels` of ``mask`` with the scene's settings."""
+    return glare_pixels(patch, mask, settings.glare_level, settings.glare_saturation, settings.glare_hiding_weight)
 
 
 def near_squares(body: BodyPixels, squares: Sequence[DieSquare], reach_px: float) -> np.ndarray:
@@ -246,7 +268,7 @@ def plain_leftover(patch: np.ndarray, body: BodyPixels, explanation: BodyExplana
             and explanation.leftover_face_likelihood < settings.die_likelihood):
         return False
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
-    glare = glare_pixels(patch, explanation.leftover, settings.glare_level, settings.glare_saturation)
+    glare = _glare_over(patch, explanation.leftover, settings)
     if every_die_read:
         glare &= near_squares(body, [die.square for die in explanation.dice], settings.glare_clearance * die_edge_px)
     if np.count_nonzero(glare) > settings.glare_pips * pip_area:
@@ -355,7 +377,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         if ratio < settings.motion_anisotropy:
             return Decline.MOTION, f"die at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
         whole = body.under([_whole_face(die.square, die_edge_px) for die in explanation.dice])
-        glare = glare_px(patch, whole, settings.glare_level, settings.glare_saturation)
+        glare = np.count_nonzero(_glare_over(patch, whole, settings))
         if glare > settings.glare_pips * pip_area:  # a pip under the spot may be hidden: the face read is unsafe
             return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
         if settings.leaning_check and lean is not None:
@@ -367,7 +389,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     if (ratio := smeared(grey, body, settings)) is not None:
         return Decline.MOTION, f"body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
     die_area = die_edge_px * die_edge_px
-    glare = glare_px(patch, body.mask, settings.glare_level, settings.glare_saturation)
+    glare = np.count_nonzero(_glare_over(patch, body.mask, settings))
     if glare > settings.glare_pips * pip_area:  # also why its readings may disagree
         return Decline.GLARE, f"body at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
     if explanation.problem == "unreadable":
