@@ -29,7 +29,7 @@ from bench.doctor import resumed_rig_not_ready, rig_not_ready
 from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
-from bench.rig_cameras import STAGED_READER_CAVEAT, check_dice_readers, staged_reader_keys
+from bench.rig_cameras import check_dice_readers
 from bench.rundir import LOCK_FILE, RunLock, RunLocked
 from bench.suite_times import suite_times
 from fixtures.progress import RunProgress
@@ -126,8 +126,6 @@ def run_certification(
         except ProfileError as error:
             console.print(f"[red]profile error:[/]\n{error}")
             return CertifyOutcome(EXIT_ERROR, None, None, [])
-        for key in staged_reader_keys(loaded):
-            console.print(f"[yellow]warning:[/] {profile_file}: {key}: {STAGED_READER_CAVEAT}")
         run_dir = Path(out) if out is not None else default_run_dir(loaded.name)
         if (run_dir / Journal.FILENAME).exists():
             try:

@@ -67,9 +67,10 @@ def read_dice_images(
     labels: Annotated[Literal["yolo"] | None, typer.Option(
         "--labels", help="Score the reader against the labels beside the images (YOLO text files: class 0..5 = "
                          "faces 1..6); arguments may be folders of labelled images.")] = None,
-    reader: Annotated[Path | None, typer.Option(
-        "--reader", help="Read with the staged reader and this configuration (from 'bench calibrate dice'); "
-                         "default: the classical reader.")] = None,
+    reader: Annotated[str, typer.Option(
+        "--reader", help="'staged' (the bench's own model at its card's threshold, as certification reads by "
+                         "default), 'classical' (pip counting), or a reader configuration from 'bench calibrate "
+                         "dice' (the staged reader as it sets it).")] = "staged",
 ) -> None:
     """Read the dice in each image: faces, centres, sizes and confidences, or why the frame is declined."""
     _check_max_pixels(max_pixels)
@@ -94,9 +95,10 @@ def read_dice_images(
     _emit(results, as_json, summary)
 
 
-def _dice_reader(dice: int | None, reader_file: Path | None) -> Any:
-    """The frame reader: the staged reader with ``reader_file``'s configuration, else the classical reader."""
-    if reader_file is None:
+def _dice_reader(dice: int | None, reader: str) -> Any:
+    """The frame reader ``reader`` names: ``"staged"`` (the bench's own), ``"classical"``, or the staged reader
+    with a configuration file's settings."""
+    if reader == "classical":
         from vision.dice import DiceReaderConfig, read_dice
 
         try:
@@ -108,8 +110,10 @@ def _dice_reader(dice: int | None, reader_file: Path | None) -> Any:
     from vision.dice_staged_reader import staged_reader
     from vision.die_reader_model import ModelIntegrityError
 
+    reader_file = None if reader == "staged" else Path(reader)
     try:
-        return staged_reader(load_reader_settings(reader_file), reader_file, expected_dice=dice).read
+        settings = None if reader_file is None else load_reader_settings(reader_file)
+        return staged_reader(settings, reader_file, expected_dice=dice).read
     except (ValueError, ModelIntegrityError) as error:
         raise input_error(str(error)) from None
 

@@ -13,7 +13,6 @@ from rich.markup import escape
 from rich.text import Text
 
 from bench.cli_layout import INDENT, record
-from fixtures.incomplete import READER_NOT_VALIDATED
 from reports.certificate_view import ScopeCounts
 from reports.clause_verdicts import ERROR, FAIL, INCOMPLETE, PASS, ClauseVerdict, overall_verdict
 from reports.result_export import verdict_counts
@@ -77,13 +76,8 @@ def print_verdicts(console: Console, verdicts: list[ClauseVerdict], run_dir: Pat
                           "(see the report).", soft_wrap=False)
     console.print(overall_text(verdicts, scope, console.width), soft_wrap=False)
     if overall_verdict(verdicts) == INCOMPLETE:
-        unfinished = [verdict for verdict in verdicts if verdict.verdict == INCOMPLETE]
-        if all(READER_NOT_VALIDATED in verdict.reason for verdict in unfinished):
-            console.print("Tests judged on reads of a reader that has not met its benchmark targets gave no verdict; "
-                          "no compliance is stated (certify again with the reader the reasons name).", soft_wrap=False)
-        else:
-            console.print(f"At least one planned test did not finish; no compliance is stated (`bench certify --resume "
-                          f"{escape(str(run_dir))}` completes it).", soft_wrap=False)
+        console.print(f"At least one planned test did not finish; no compliance is stated (`bench certify --resume "
+                      f"{escape(str(run_dir))}` completes it).", soft_wrap=False)
     attention = [verdict for verdict in verdicts if verdict.verdict in ATTENTION]
     if attention:
         console.print(verdict_records(attention), soft_wrap=False)

@@ -81,22 +81,6 @@ def check_dice_readers(profile: Profile, origin: str) -> None:
         raise ProfileError("\n".join(problems))
 
 
-STAGED_READER_SHORTFALL = ("it declines more clean frames and simulated throws than its targets allow, and its "
-                           "declines may depend on the faces shown (benchmarks/dice_reader_accuracy.py and "
-                           "benchmarks/dice_decline_bias.py --reader staged)")
-"""Why the staged dice reader cannot yet carry a verdict, with the benchmarks that measure it."""
-
-STAGED_READER_CAVEAT = (f"the staged dice reader has not yet met its benchmark targets ({STAGED_READER_SHORTFALL}): "
-                        "the clauses judged on its reads are INCOMPLETE; use the classical reader for a certificate")
-"""Said when a profile chooses the staged reader, until it meets the targets the classical reader meets."""
-
-
-def staged_reader_keys(profile: Profile) -> list[str]:
-    """The profile keys of the dice cameras that read with the staged reader."""
-    return [f"equipment.{name}.camera.dice_reader" for name, equipment in profile.equipment.items()
-            if isinstance(equipment, DiceTableEquipment | CussecDomeEquipment) and equipment.camera.staged_dice_reader]
-
-
 def _height_in_edges(equipment: DiceTableEquipment) -> float | None:
     """The camera's height over the table in die edges (:attr:`vision.dice.DiceReaderConfig.camera_height_edges`):
     the connection's ``camera_height_mm`` over the die's edge (the simulated dice's, else the middle of the game's

@@ -1,10 +1,10 @@
 """The dice reader a camera's profile chooses (``camera.dice_reader``), built for the rig, and what names it.
 
-``"classical"`` (the default) is the pip-counting reader (:func:`vision.dice.read_dice`) with the
-configuration the rig derives from the game and the camera. ``"staged"`` is the staged reader
-(:func:`vision.dice_staged_reader.staged_reader`) with the bench's own per-die model at its model card's
-threshold; a reader configuration file (``bench calibrate dice``) is the staged reader as that file sets it,
-refused when its threshold was fitted for another model.
+``"staged"`` (the default) is the staged reader (:func:`vision.dice_staged_reader.staged_reader`) with the
+bench's own per-die model at its model card's threshold; a reader configuration file (``bench calibrate dice``)
+is the staged reader as that file sets it, refused when its threshold was fitted for another model.
+``"classical"`` is the pip-counting reader (:func:`vision.dice.read_dice`) with the configuration the rig
+derives from the game and the camera.
 
 A staged reader is named in the journal by :class:`DiceReaderIdentity`: its model's SHA-256, the acceptance
 threshold in force and, when a configuration file was given, that file and its SHA-256, so a certificate names

@@ -4,7 +4,7 @@ rounds whose dice the camera declines, and the camera's wrong reads against the 
 Prints the figures behind the dome's cost in ``bench certify`` on the ``sim`` profile (``options.rounds``
 rounds of ``suites/test_cussec_dome.py``).
 
-    .venv/bin/python benchmarks/cussec_dome_rounds.py [--rounds 200] [--model fair]
+    .venv/bin/python benchmarks/cussec_dome_rounds.py [--rounds 200] [--model fair] [--reader staged|classical]
 """
 
 from __future__ import annotations
@@ -29,11 +29,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--model", default="fair")
     parser.add_argument("--seed", type=int, default=20070226)
+    parser.add_argument("--reader", default=None, choices=("classical", "staged"),
+                        help="the camera's dice reader (default: the profile's default)")
     args = parser.parse_args()
+    reader = {} if args.reader is None else {"dice_reader": args.reader}
     equipment = CussecDomeEquipment(
         kind="dice-shaker", identity={"manufacturer": "Bench", "model": "CD-3", "serial": "B-1"},
         simulator={"model": args.model, "seed": args.seed},
-        camera={"source": "sim", "simulation": {"cocked_rate": 0.01, "stacked_rate": 0.01}})
+        camera={"source": "sim", "simulation": {"cocked_rate": 0.01, "stacked_rate": 0.01}} | reader)
     assert equipment.simulator is not None
     directory = Path(tempfile.mkdtemp(prefix="dome-bench-"))
     state = directory / "dome.sim-state.json"
@@ -61,7 +64,8 @@ def main() -> None:
     accepted = args.rounds - sum(declined.values())
     print(f"model {args.model}: {args.rounds} rounds in {elapsed:.1f} s ({elapsed / args.rounds * 1000:.0f} ms a round, "
           f"of which {serial_s / args.rounds * 1000:.1f} ms on the serial line)")
-    print(f"camera: {accepted} read, {sum(declined.values())} declined {dict(declined)}, {wrong_reads} wrong reads")
+    print(f"camera ({equipment.camera.dice_reader} reader): {accepted} read, {sum(declined.values())} declined "
+          f"{dict(declined)}, {wrong_reads} wrong reads")
     print(f"rounds whose lit zones differ from the camera's dice: {disagreeing}")
 
 

@@ -55,6 +55,7 @@ TEMPLATES: tuple[Template, ...] = (
     # fixtures/incomplete.py: why a test did not finish
     _template(r"device lost: (?P<detail>.+)", N_("device lost: {detail}")),
     _template(r"not enough read: (?P<detail>.+)", N_("not enough read: {detail}")),
+    # runs certified while the staged dice reader's reads stopped a test unfinished (its journal still says so)
     _template(r"reader not validated: (?P<detail>.+)", N_("reader not validated: {detail}")),
     # drivers/serial_link.py DeviceError
     _template(r"(?P<port>\S+): (?P<what>.+?) failed after (?P<count>\d+) attempt\(s\): (?P<attempts>attempt 1: .+)",

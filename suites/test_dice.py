@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 
 from bench.rig_dice_reader import reader_evidence
-from fixtures.dice_reader_validation import require_validated_reader
 from fixtures.dimensions import record_dimension
 from fixtures.frames import keep_frames
 from fixtures.session import BenchSession, ObservationStream, collect_observations
@@ -46,15 +45,31 @@ def _clause(dice_table: Any) -> str:
     return GAME_CLAUSE[dice_table.equipment.options.game]
 
 
-def _pips_read_by(table: Any) -> dict[str, Any]:
-    """What the dimensions' evidence says of the reader behind them: the edges and pips are always measured on
-    the classical reader's read of the still (the staged reader locates no pips); when the staged reader reads
-    the throws, the evidence says so rather than let the measurement pass for the staged reader's."""
+def _measured_with(table: Any) -> dict[str, Any]:
+    """What the dimensions' evidence says of the reader behind them: the reader of the throws reads the still;
+    the staged reader's dice are then outlined and their pips located (:mod:`vision.die_outline`)."""
     staged = reader_evidence(table.reader_identity)
     if not staged:
         return {}
-    return {"measured_with": "the classical reader's dice and pips: the staged reader, which reads the throws "
-                             "of this run, locates no pips, so it made no part of this measurement"} | staged
+    return {"measured_with": "the staged reader's read of the still; each die outlined against the cloth at full "
+                             "resolution and its pips located on its face (vision.die_outline, "
+                             "vision.pip_locator)"} | staged
+
+
+def _still_to_measure(read: Any, image: np.ndarray) -> tuple[list[Any], str | None]:
+    """The dice of a measuring still and None, or no dice and why this still cannot be measured: declined, a die
+    not outlined, or a die of two pips or more whose pips were not all located (its pips would go unmeasured)."""
+    from vision.die_outline import dice_to_measure
+
+    if not read.accepted:
+        return [], f"{read.decline}: {read.detail}"
+    dice, problem = dice_to_measure(image, read)
+    if problem is not None:
+        return [], problem
+    unlocated = [die.face for die in dice if die.face >= 2 and len(die.pips_px) != die.face]
+    if unlocated:
+        return [], f"the pips of the dice read as {unlocated} could not all be located"
+    return dice, None
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +128,6 @@ def test_dice_are_balanced(dice_table: Any, throws: ObservationStream, bench: Be
             details={"raw_p_value": result.p_value, "degrees_of_freedom": result.degrees_of_freedom}
             | dict(result.details) | context,
         )
-    require_validated_reader(throws.values(), "dice throws")
 
 
 @pytest.mark.clause(*DICE_CLAUSES)
@@ -124,8 +138,6 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
     Guarded acceptance (ISO 14253-1): a measurement passes only when its value ± U (k = 2) lies inside
     the limits; one whose interval straddles a limit is not a pass.
     """
-    from bench.rig_cameras import classical_reader_config
-    from vision.dice import read_dice
     from vision.measure import measure_die_edges, pip_diameters_equal
     from vision.render.target import TargetSpec
     from vision.scale import PlaneScale, hide_target
@@ -133,8 +145,7 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
     camera = dice_table.driver.camera
     connection = dice_table.equipment.camera
     target = TargetSpec(marker_mm=connection.target_marker_mm)
-    classical = classical_reader_config(dice_table.equipment)
-    how = _pips_read_by(dice_table.driver)
+    how = _measured_with(dice_table.driver)
     declines = []
     for attempt in range(MEASURING_ATTEMPTS):
         if hasattr(camera, "measurement_frame"):
@@ -145,18 +156,19 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
                     policy=connection.keep_frames)
         image = frame.image
         scale = PlaneScale.from_image(image, target, camera_height_mm=connection.camera_height_mm)
-        read = read_dice(hide_target(image, scale, target), classical)
-        if read.accepted:
+        hidden = hide_target(image, scale, target)
+        dice, problem = _still_to_measure(dice_table.driver.reader(hidden), hidden)
+        if problem is None:
             break
-        declines.append(f"{read.decline}: {read.detail}")
+        declines.append(problem)
     else:
-        pytest.fail(f"the dice beside the target could not be read in {MEASURING_ATTEMPTS} stills: {declines}")
+        pytest.fail(f"the dice beside the target could not be measured in {MEASURING_ATTEMPTS} stills: {declines}")
     game = dice_table.equipment.options.game
     clause = [_clause(dice_table)]
-    edges = measure_die_edges(image, scale, read.dice, game=game)  # two across-flats widths per die
+    edges = measure_die_edges(image, scale, [die.outline for die in dice], game=game)  # two widths per die
     for edge in edges:
         record_dimension(measure, edge, clause, details=how)
-    for number, die in enumerate(read.dice, start=1):
+    for number, die in enumerate(dice, start=1):
         if len(die.pips_px) >= 2:  # a face of one pip has nothing to compare with
             height = float(np.mean([edge.value_mm for edge in edges[2 * number - 2: 2 * number]]))
             spread = pip_diameters_equal(image, scale, die.pips_px, die_height_mm=height)

@@ -1,5 +1,5 @@
-"""Choosing a dice camera's reader in the profile (``camera.dice_reader``): the classical reader by default, the
-staged one by name or by a reader configuration file (bench/profiles/camera.py, bench/rig_dice_reader.py,
+"""Choosing a dice camera's reader in the profile (``camera.dice_reader``): the staged reader by default or by
+name, the classical one by name, the staged one as a reader configuration file sets it (bench/profiles/camera.py, bench/rig_dice_reader.py,
 bench/rig_cameras.py, drivers/dice_table.py), the reader named in the journal and on the certificate."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from test_report_journal import build_run
 from bench.catalogue import load_catalogue
 from bench.certify import EXIT_ERROR, run_certification
 from bench.digest import sha256_file
-from bench.journal import DICE_READER_EVENT, TEST_INCOMPLETE, Journal, utc_now
+from bench.journal import DICE_READER_EVENT, Journal, utc_now
 from bench.profiles import ProfileError, load_profile, load_profile_text
 from bench.profiles.model import DiceTableEquipment
 from bench.rig_cameras import check_dice_readers, classical_reader_config, open_dice_table, open_dome_camera
@@ -61,28 +61,39 @@ def _dice(path: Path) -> DiceTableEquipment:
     return equipment
 
 
-def test_the_default_profile_reads_dice_and_the_dome_with_the_classical_reader(tmp_path: Path) -> None:
+def test_the_default_profile_reads_dice_and_the_dome_with_the_staged_reader(tmp_path: Path) -> None:
     profile, path, _ = load_profile("sim")
     check_dice_readers(profile, str(path))
     dice, dome = profile.equipment["dice"], profile.equipment["dome"]
-    assert dice.camera.dice_reader == dome.camera.dice_reader == "classical"  # type: ignore[union-attr]
+    assert dice.camera.dice_reader == dome.camera.dice_reader == "staged"  # type: ignore[union-attr]
+    identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
+                "lean_model_sha256": LEAN.sha256}
     table = open_dice_table(dice, tmp_path / "dice.json")  # type: ignore[arg-type]
-    assert table.reader_identity is None
-    image = table.camera.read().image
-    read = table.reader(image)
-    assert isinstance(read, DiceRead)
-    assert read.to_json() == read_dice(image, classical_reader_config(dice)).to_json()  # type: ignore[arg-type]
+    assert table.reader_identity == identity
+    read = table.reader(table.camera.read().image)
+    assert isinstance(read, StagedRead) and read.reader_sha256 == MODEL.sha256
     table.close()
     dome_camera = open_dome_camera(dome, tmp_path / "dome.json")  # type: ignore[arg-type]
-    assert dome_camera.reader_identity is None and classical_reader_config(dome).expected_dice == 3  # type: ignore[arg-type]
+    assert dome_camera.reader_identity == identity
     dome_camera.close()
 
 
+def test_a_profile_may_choose_the_classical_reader(tmp_path: Path) -> None:
+    dice = _dice(_write(tmp_path, _profile("classical")))
+    table = open_dice_table(dice, tmp_path / "dice.json")
+    assert table.reader_identity is None  # the classical reader's throws name no model
+    image = table.camera.read().image
+    read = table.reader(image)
+    assert isinstance(read, DiceRead)
+    assert read.to_json() == read_dice(image, classical_reader_config(dice)).to_json()
+    table.close()
+
+
 def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one(tmp_path: Path) -> None:
-    """Seed 7's first throws on clean frames: every vote is read by the bench's own model, every throw carries
-    its hash and the card's threshold, and an accepted throw shows the rendered faces (the staged reader still
-    declines most clean frames: 10 accepted of 220 throws when measured)."""
-    table = open_dice_table(_dice(_write(tmp_path, _profile("staged"))), tmp_path / "dice.json")
+    """Seed 7's first throws on clean frames, the reader named or left to the default: every vote is read by the
+    bench's own model, every throw carries its hash and the card's threshold, and every accepted throw shows the
+    rendered faces."""
+    table = open_dice_table(_dice(_write(tmp_path, _profile(None))), tmp_path / "dice.json")
     expected = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
                 "lean_model_sha256": LEAN.sha256}
     assert table.reader_identity == expected
@@ -97,7 +108,7 @@ def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one
             accepted.append(throw)
             assert sorted(throw.faces) == sorted(table.camera.physical_faces(throw.index))
     table.close()
-    assert accepted, "no throw of seed 7's first six accepted by the staged reader"
+    assert len(accepted) >= 5, f"{len(accepted)} of seed 7's first six throws accepted"
 
 
 def test_a_cussec_dome_s_camera_takes_the_staged_reader_too(tmp_path: Path) -> None:
@@ -232,16 +243,11 @@ def test_the_certificate_names_the_staged_readers_model_and_threshold_in_both_la
 @pytest.mark.slow(seconds=35)
 def test_a_staged_certification_journals_the_reader_of_every_throw_and_names_it(tmp_path: Path) -> None:
     """``bench certify --suite dice`` with the staged reader: each throw, accepted or declined, and each
-    balance measurement names the model; the dimensions say they were measured on the classical reader's
-    pips; the certificate names the reader. The balance is measured and kept as evidence, but its test stops
-    INCOMPLETE: the staged reader has not met its targets, so no verdict rests on its reads."""
+    balance measurement names the model; the dimensions say they were measured on its read of the still, the
+    dice outlined and their pips located; the certificate names the reader. Fair dice: PASS."""
     finished = run_suite("dice", _profile("staged"), tmp_path)
-    assert finished.code == EXIT_ERROR, finished.output  # the overall result is INCOMPLETE, never PASS nor FAIL
-    assert "Overall result: INCOMPLETE" in finished.output
-    assert "no compliance is stated (certify again with the reader the reasons name)" in " ".join(
-        finished.output.split())  # not "--resume completes it": a resumed run reads with the same reader
-    assert "equipment.dice.camera.dice_reader: the staged dice reader has not yet met its benchmark targets" in \
-        " ".join(finished.output.split())  # the run says the reader is not yet fit for a certificate
+    assert finished.code == 0, finished.output
+    assert "Overall result: PASS" in finished.output and "dice_reader" not in finished.output  # no caveat on it
     identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
                 "lean_model_sha256": LEAN.sha256}
     with Journal(finished.run_dir / Journal.FILENAME, create=False) as journal:
@@ -257,21 +263,20 @@ def test_a_staged_certification_journals_the_reader_of_every_throw_and_names_it(
     dimensions = [row for row in measurements if row["unit"] == "mm"]
     assert balance and all(row["details"]["dice_reader"] == identity for row in balance)
     balance_test = [row for row in tests if row["nodeid"].endswith("test_dice_are_balanced")]
-    assert [row["outcome"] for row in balance_test] == [TEST_INCOMPLETE]
-    assert balance_test[0]["message"].startswith("reader not validated: the dice throws were read by the staged dice "
-                                                 f"reader (per-die model {MODEL.sha256[:16]}…)")
+    assert [row["outcome"] for row in balance_test] == ["passed"]
     dimensions_test = [row for row in tests if row["nodeid"].endswith("test_die_dimensions")]
-    assert [row["outcome"] for row in dimensions_test] != [TEST_INCOMPLETE]  # measured on the classical reader
-    assert dimensions and all("classical reader's dice and pips" in row["details"]["measured_with"]
+    assert [row["outcome"] for row in dimensions_test] == ["passed"]
+    assert sum(" edge " in row["name"] for row in dimensions) == 6, [row["name"] for row in dimensions]  # 2 a die
+    assert dimensions and all("staged reader's read of the still" in row["details"]["measured_with"]
                               and row["details"]["dice_reader"] == identity for row in dimensions)
     english = (finished.run_dir / "report.en.html").read_text(encoding="utf-8")
     assert f"staged reader, per-die model {MODEL.sha256[:16]}…" in english
 
 
 @pytest.mark.slow(seconds=20)
-def test_a_dome_read_by_the_staged_reader_gives_no_verdict_on_its_dice_and_zones(tmp_path: Path) -> None:
-    """The dome's lamp is judged from the controller's log alone (a verdict); the balance of its dice and the
-    zones lit against them rest on the camera's reads, so with the staged reader both stop INCOMPLETE."""
+def test_a_dome_read_by_the_staged_reader_judges_its_dice_and_zones(tmp_path: Path) -> None:
+    """The dome's lamp is judged from the controller's log alone; the balance of its dice and the zones lit
+    against them on the staged reader's reads, which name it."""
     profile = """name = "dome-staged"
 [equipment.dome]
 kind = "dice-shaker"
@@ -284,8 +289,8 @@ camera = { source = "sim", votes = 3, keep_frames = "disputed", dice_reader = "s
     with Journal(finished.run_dir / Journal.FILENAME, create=False) as journal:
         outcomes = {row["nodeid"].rsplit("::", 1)[-1]: (row["outcome"], row["message"] or "")
                     for row in journal.rows("tests", "phase = 'final'")}
+        rounds = journal.rows("observations", "stream = 'cussec-dome/rounds'")
     assert outcomes["test_three_strokes_then_the_lamp_lights_by_itself"][0] == "passed", finished.output[-3000:]
     for test in ("test_lit_zones_are_the_winning_chances_of_the_dice", "test_dome_dice_are_balanced"):
-        outcome, message = outcomes[test]
-        assert outcome == TEST_INCOMPLETE, finished.output[-3000:]
-        assert message.startswith("reader not validated: the dome's dice were read by the staged dice reader")
+        assert outcomes[test][0] == "passed", finished.output[-3000:]
+    assert rounds and all(row["value"]["camera"]["dice_reader"]["model_sha256"] == MODEL.sha256 for row in rounds)

@@ -17,9 +17,9 @@ from pydantic import Field, PositiveFloat, PositiveInt, ValidationInfo, field_va
 from bench.profiles.base import Strict
 
 CLASSICAL_DICE_READER = "classical"
-"""The pip-counting dice reader (:mod:`vision.dice`): the default."""
+"""The pip-counting dice reader (:mod:`vision.dice`)."""
 STAGED_DICE_READER = "staged"
-"""The staged dice reader with the bench's own per-die model at its model card's threshold."""
+"""The staged dice reader with the bench's own per-die model at its model card's threshold: the default."""
 PROFILE_FILE_CONTEXT = "profile_file"
 """Key of the validation context naming the profile's file: relative paths in the profile start from its folder."""
 CHECK_FILES_CONTEXT = "check_files"
@@ -98,9 +98,9 @@ class CameraConnection(Strict):
     launch_clip_delay_s: Annotated[float, Field(ge=0.0, le=30.0)] = 0.0
     """Seconds from the wheel's game-start acknowledgement to the first frame of the clip (the launcher's delay)."""
     simulation: CameraSimulation | None = None
-    dice_reader: str = CLASSICAL_DICE_READER
-    """Dice cameras: the reader of every frame. ``"classical"`` (the default) counts pips (:mod:`vision.dice`);
-    ``"staged"`` is the staged reader with the bench's own per-die model at its model card's threshold; a path
+    dice_reader: str = STAGED_DICE_READER
+    """Dice cameras: the reader of every frame. ``"staged"`` (the default) is the staged reader with the bench's
+    own per-die model at its model card's threshold; ``"classical"`` counts pips (:mod:`vision.dice`); a path
     to a reader configuration (``.json``, written by ``bench calibrate dice``; relative to the profile file)
     is the staged reader as that file sets it. Loaded as the profile is, the path is made absolute (and, for a
     run, must name a file); the file's content is checked before a run starts and whenever the rig builds the

@@ -130,7 +130,7 @@ class RouletteWheelEquipment(EquipmentBase):
         _check_camera(self.camera, simulated=self.simulator is not None)
         if self.camera is not None and not self.camera.simulated and self.camera.calibration is None:
             raise ValueError("a real wheel camera needs camera.calibration (a file from 'bench calibrate roulette')")
-        if self.camera is not None and self.camera.staged_dice_reader:
+        if self.camera is not None and "dice_reader" in self.camera.model_fields_set:
             raise ValueError("camera.dice_reader chooses a dice camera's reader; a wheel camera reads pockets")
         return self
 
