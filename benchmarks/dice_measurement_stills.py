@@ -64,7 +64,8 @@ def measure(reader: str, seeds: range) -> None:
                     continue
                 dice += len(found)
                 located += sum(len(die.pips_px) == die.face for die in found)
-                widths = measure_die_edges(frame.image, scale, [die.outline for die in found], game="banca-francesa")
+                widths = measure_die_edges(frame.image, scale, [die.outline for die in found], game="banca-francesa",
+                                           edge_definition_mm=equipment.options.edge_definition_mm)
                 errors += [width.value_mm - edge_mm for width in widths]
                 uncertainties += [width.standard_uncertainty_mm for width in widths]
             table.close()

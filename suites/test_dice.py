@@ -165,7 +165,8 @@ def test_die_dimensions(dice_table: Any, bench: BenchSession, measure: Any, atta
         pytest.fail(f"the dice beside the target could not be measured in {MEASURING_ATTEMPTS} stills: {declines}")
     game = dice_table.equipment.options.game
     clause = [_clause(dice_table)]
-    edges = measure_die_edges(image, scale, [die.outline for die in dice], game=game)  # two widths per die
+    edges = measure_die_edges(image, scale, [die.outline for die in dice], game=game,  # two widths per die
+                              edge_definition_mm=dice_table.equipment.options.edge_definition_mm)
     for edge in edges:
         record_dimension(measure, edge, clause, details=how)
     for number, die in enumerate(dice, start=1):

@@ -37,7 +37,7 @@ DICE = """name = "camera-dice"
 [equipment.dice]
 kind = "dice"
 identity = {{ manufacturer = "Bench Simulators", model = "Arena", serial = "T-3" }}
-options = {{ game = "banca-francesa", throws = 150 }}
+options = {{ game = "banca-francesa", throws = 150, edge_definition_mm = 0.098 }}
 simulator = {{ {model}, seed = 5 }}
 camera = {{ source = "sim", keep_frames = "disputed", camera_height_mm = 900.0 }}
 """
@@ -100,6 +100,8 @@ def test_fair_dice_read_by_camera_pass_and_their_size_is_measured(tmp_path: Path
     assert all(row["passed"] == 1 for row in _measurements(run, "dice: "))
     edges = _measurements(run, "die 1 edge")
     assert edges and all(12.0 <= row["value"] <= 15.0 for row in edges)
+    declared = [row["details"]["uncertainty_budget_mm"]["edge-definition"] for row in edges]
+    assert declared == pytest.approx([0.098] * len(edges), rel=0.03)  # declared on the table; a die is 1.5 % nearer
 
 
 def test_loaded_dice_fail_the_balance_clause(tmp_path: Path) -> None:

@@ -108,3 +108,14 @@ camera = { source = "sim", simulation = { fret_rate = 0.7, hidden_rate = 0.6 } }
     message = _error(tmp_path, wheel)
     assert "key equipment.wheel.camera.simulation:" in message
     assert "fret_rate + hidden_rate add up to 1.3, above 1" in message
+
+
+def test_the_dice_model_s_edge_definition_is_declared_in_millimetres_and_checked(tmp_path: Path) -> None:
+    """0 by default (sharp-edged precision dice); a declared value enters every width's uncertainty
+    (suites/test_dice.py); a negative one, or one wider than 2 mm, is refused naming the field."""
+    dice = _load(tmp_path, DICE + 'simulator = { model = "fair" }\ncamera = { source = "sim" }\n').equipment["dice"]
+    assert isinstance(dice, DiceTableEquipment) and dice.options.edge_definition_mm == 0.0
+    declared = DICE + 'simulator = { model = "fair" }\ncamera = { source = "sim" }\noptions = { edge_definition_mm = %s }\n'
+    assert _load(tmp_path, declared % "0.098").equipment["dice"].options.edge_definition_mm == 0.098  # type: ignore[union-attr]
+    for bad in ("-0.1", "2.5"):
+        assert "edge_definition_mm" in _error(tmp_path, declared % bad)

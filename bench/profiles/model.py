@@ -210,6 +210,11 @@ class DiceOptions(Strict):
     throws: Annotated[int, Field(ge=10, le=10_000_000)] = 1000
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
     throw_timeout_s: PositiveFloat = 120.0
+    edge_definition_mm: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
+    """The dice model's edge definition: the standard uncertainty of an edge's width from rounded or bevelled
+    edges, which shade off so that the outline the camera finds lies inside the true edge
+    (:func:`vision.measure.measure_die_edges`, p217-2007/banca-francesa/3 b). 0 for sharp-edged precision dice;
+    for edges that put the outline up to ``a`` mm inside the width, ``a / sqrt(3)``."""
 
     @property
     def dice_per_throw(self) -> int:
