@@ -373,3 +373,22 @@ def test_the_halo_of_a_glare_spot_hides_pips_beyond_its_saturated_core() -> None
     assert unsaturated.accepted and [d.face for d in unsaturated.dice] == [5]
     with pytest.raises(ValueError, match="glare_hiding_weight"):
         SceneSettings(glare_hiding_weight=0.0)
+
+
+def test_one_die_read_in_two_bodies_is_never_two_dice() -> None:
+    """A die whose body was cut in two (a shadow across its side face, glare across its face) may be read in each
+    part: the two reads lie 5 px apart, an eighth of an edge, where two flat dice cannot lie. With a game of two
+    dice the count would be met; the frame is unreadable instead. Dice an edge and a half apart are two."""
+    frame, [body] = die_frame([(150, 120)])
+    left, right = body.mask.copy(), body.mask.copy()
+    left[:, 21:], right[:, :21] = False, False
+    halves = [BodyPixels(left, body.origin), BodyPixels(right, body.origin)]
+    verdict = judge_scene(frame, halves, [explained(read(148, 120)), explained(read(153, 120))], EDGE,
+                          SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.UNREADABLE
+    assert verdict.detail == "dice read at (148, 120) and (153, 120) px would overlap (5 px apart, an edge is 40)"
+    apart, bodies = die_frame([(100, 120), (160, 120)])
+    assert judge_scene(apart, bodies, [explained(read(100, 120)), explained(read(160, 120))], EDGE,
+                       SceneSettings(expected_dice=2)).accepted
+    with pytest.raises(ValueError, match="apart_share"):
+        SceneSettings(apart_share=0.0)

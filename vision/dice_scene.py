@@ -67,6 +67,11 @@ class SceneSettings:
     """Dice per throw (craps 2; banca francesa and cussec 3); ``None`` reads every die in view."""
     arena: tuple[tuple[float, float], ...] | None = None
     """Arena polygon, image px; a die whose centre lies outside it declines the frame."""
+    apart_share: float = 0.75
+    """Two dice read closer than this share of an edge, centre to centre, would lie in one place (two flat dice
+    lie an edge apart at least): the frame is unreadable. A body's own dice are held so when it is explained
+    (:attr:`vision.dice_explanation.ExplanationSettings.apart_share`); this holds it across bodies, where one
+    die split into two bodies (its side face cut off by a shadow, its face by glare) may be read in each."""
     motion_anisotropy: float = 0.3
     """Least ratio of the weaker to the stronger direction of the gradients over a die (structure tensor):
     a die smeared along one direction measures less."""
@@ -139,6 +144,8 @@ class SceneSettings:
             raise ValueError(f"the arena polygon needs at least 3 corners, got {len(self.arena)}")
         if not 0.0 <= self.leftover_pip_clearance < 0.5:
             raise ValueError(f"leftover_pip_clearance must be within [0, 0.5), got {self.leftover_pip_clearance}")
+        if not 0.0 < self.apart_share <= 1.0:
+            raise ValueError(f"apart_share must be within (0, 1], got {self.apart_share}")
         if not 0.0 < self.glare_hiding_weight <= 1.0:
             raise ValueError(f"glare_hiding_weight must be within (0, 1], got {self.glare_hiding_weight}")
         if not 0.0 < self.motion_anisotropy < 1.0:
@@ -421,6 +428,20 @@ def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(arena, (float(point[0]), float(point[1])), False) >= 0
 
 
+def _overlapping(dice: Sequence[DieReading], apart_share: float) -> list[str]:
+    """What is wrong with each pair of ``dice`` closer than ``apart_share`` of the larger edge: one die read twice
+    (from two bodies) or two dice in one place; never two dice to count."""
+    problems = []
+    for i, a in enumerate(dice):
+        for b in dice[i + 1:]:
+            apart = math.dist(a.square.centre_px, b.square.centre_px)
+            if apart < apart_share * max(a.square.edge_px, b.square.edge_px):
+                (ax, ay), (bx, by) = a.square.centre_px, b.square.centre_px
+                problems.append(f"dice read at ({ax:.0f}, {ay:.0f}) and ({bx:.0f}, {by:.0f}) px would overlap "
+                                f"({apart:.0f} px apart, an edge is {max(a.square.edge_px, b.square.edge_px):.0f})")
+    return problems
+
+
 def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: Sequence[BodyExplanation],
                 die_edge_px: float, settings: SceneSettings, lean: LeanJudgement | None = None) -> SceneVerdict:
     """The frame's verdict from its bodies and their explanations (see the module's checks); ``lean``: the lean
@@ -443,6 +464,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         if problem is not None:
             declines.append(problem)
         dice.extend(explanation.dice if explanation.explained or problem is None else ())
+    declines.extend((Decline.UNREADABLE, detail) for detail in _overlapping(dice, settings.apart_share))
     if arena is not None:
         for die in dice:
             if not _inside(arena, die.square.centre_px):
