@@ -21,6 +21,8 @@ unexplained. This stage gives the frame's verdict, declining it when
   flat die of that size reads surely;
 - two readings of one die disagree, or any other body is not explained (``unreadable``; a body whose readings
   disagree and that is smeared or whitened by glare is declined for that, the cause of the disagreement);
+- two dice read, in one body or in two, lie closer than ``apart_share`` of an edge: one die read twice, never
+  two dice to count (``unreadable``);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
   the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
   target's marker, the lit floor) is not judged: were it a die, the count would be short.
