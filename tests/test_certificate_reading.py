@@ -55,6 +55,7 @@ def certificate_pages(session_runs: SessionRuns, tmp_path_factory: pytest.TempPa
 
 
 @pytest.mark.slow(seconds=200)
+@pytest.mark.timeout(1200)  # may wait for the session's whole sim certification (about 470 s)
 @pytest.mark.parametrize("lang", ["pt", "en"])
 def test_full_sim_certificate_fits_15_pages(certificate_pages: Pages, lang: str) -> None:
     data, pages = certificate_pages("sim", lang)
@@ -138,6 +139,7 @@ def test_portuguese_pdf_has_no_message_of_the_english_catalogue(certificate_page
 
 
 @pytest.mark.slow(seconds=200)
+@pytest.mark.timeout(1200)  # may wait for the session's whole sim certification (about 470 s)
 @pytest.mark.parametrize(("run", "lang"), [("sim", "pt"), ("sim", "en"), ("biased", "pt"), ("biased", "en")])
 def test_no_snake_case_word_in_the_certificate(certificate_pages: Pages, run: str, lang: str) -> None:
     data, pages = certificate_pages(run, lang)
