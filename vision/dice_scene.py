@@ -208,11 +208,6 @@ def glare_pixels(patch: np.ndarray, mask: np.ndarray, level_share: float, satura
     return np.isin(spots, np.unique(spots[core]))
 
 
-def _glare_over(patch: np.ndarray, mask: np.ndarray, settings: SceneSettings) -> np.ndarray:
-    """:func:`glare_pixels` of ``mask`` with the scene's settings."""
-    return glare_pixels(patch, mask, settings.glare_level, settings.glare_saturation, settings.glare_hiding_weight)
-
-
 def near_squares(body: BodyPixels, squares: Sequence[DieSquare], reach_px: float) -> np.ndarray:
     """bool, as the body's mask: its box's pixels under any of ``squares`` or within ``reach_px`` of one."""
     covered = body.covered_by(squares)
@@ -277,7 +272,8 @@ def plain_leftover(patch: np.ndarray, body: BodyPixels, explanation: BodyExplana
             and explanation.leftover_face_likelihood < settings.die_likelihood):
         return False
     pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
-    glare = _glare_over(patch, explanation.leftover, settings)
+    glare = glare_pixels(patch, explanation.leftover, settings.glare_level, settings.glare_saturation,
+                         settings.glare_hiding_weight)
     if every_die_read:
         glare &= near_squares(body, [die.square for die in explanation.dice], settings.glare_clearance * die_edge_px)
     if np.count_nonzero(glare) > settings.glare_pips * pip_area:
@@ -386,7 +382,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
         if ratio < settings.motion_anisotropy:
             return Decline.MOTION, f"die at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
         whole = body.under([_whole_face(die.square, die_edge_px) for die in explanation.dice])
-        glare = np.count_nonzero(_glare_over(patch, whole, settings))
+        glare = glare_px(patch, whole, settings.glare_level, settings.glare_saturation, settings.glare_hiding_weight)
         if glare > settings.glare_pips * pip_area:  # a pip under the spot may be hidden: the face read is unsafe
             return Decline.GLARE, f"die at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
         if settings.leaning_check and lean is not None:
@@ -398,7 +394,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     if (ratio := smeared(grey, body, settings)) is not None:
         return Decline.MOTION, f"body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"
     die_area = die_edge_px * die_edge_px
-    glare = np.count_nonzero(_glare_over(patch, body.mask, settings))
+    glare = glare_px(patch, body.mask, settings.glare_level, settings.glare_saturation, settings.glare_hiding_weight)
     if glare > settings.glare_pips * pip_area:  # also why its readings may disagree
         return Decline.GLARE, f"body at {_where(body)} is whitened by glare over {glare / pip_area:.1f} pips' area"
     if explanation.problem == "unreadable":
