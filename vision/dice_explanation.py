@@ -207,7 +207,13 @@ def _sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tup
 
 def _would_overlap(a: DieReading, b: DieReading, settings: ExplanationSettings) -> bool:
     """Whether two sites are closer than ``apart_share`` of an edge: two dice cannot lie so."""
-    return _distance(a.square, b.square) < settings.apart_share * max(a.square.edge_px, b.square.edge_px)
+    return squares_overlap(a.square, b.square, settings.apart_share)
+
+
+def squares_overlap(a: DieSquare, b: DieSquare, apart_share: float) -> bool:
+    """Whether two dice read in ``a`` and ``b`` lie closer, centre to centre, than ``apart_share`` of the larger
+    edge: two flat dice cannot (the scene holds it across bodies, :func:`vision.dice_scene.judge_scene`)."""
+    return _distance(a, b) < apart_share * max(a.edge_px, b.edge_px)
 
 
 def _bridged_sites(readings: Sequence[DieReading], settings: ExplanationSettings) -> tuple[list[DieReading], str]:

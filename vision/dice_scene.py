@@ -46,7 +46,7 @@ import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading
+from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, squares_overlap
 from vision.dice_pip_spots import pip_sized_spots
 from vision.die_crop import DieSquare
 
@@ -432,11 +432,11 @@ def _overlapping(dice: Sequence[DieReading], apart_share: float) -> list[str]:
     problems = []
     for i, a in enumerate(dice):
         for b in dice[i + 1:]:
-            apart = math.dist(a.square.centre_px, b.square.centre_px)
-            if apart < apart_share * max(a.square.edge_px, b.square.edge_px):
+            if squares_overlap(a.square, b.square, apart_share):
                 (ax, ay), (bx, by) = a.square.centre_px, b.square.centre_px
                 problems.append(f"dice read at ({ax:.0f}, {ay:.0f}) and ({bx:.0f}, {by:.0f}) px would overlap "
-                                f"({apart:.0f} px apart, an edge is {max(a.square.edge_px, b.square.edge_px):.0f})")
+                                f"({math.dist((ax, ay), (bx, by)):.0f} px apart, an edge is "
+                                f"{max(a.square.edge_px, b.square.edge_px):.0f})")
     return problems
 
 
