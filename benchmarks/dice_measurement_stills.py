@@ -5,9 +5,9 @@ many dice had all their pips located for the pip-diameter measurement.
 The stills are the `sim` profile's dice camera's (three translucent red dice laid in a row under the camera,
 beside the printed target, with their shadows, :meth:`drivers.sim.dice_camera.SimulatedDiceCamera.measurement_frame`),
 for ``--stills`` camera seeds, two stills each. Printed: the widths' bias, spread and largest error, and the
-share within twice their stated standard uncertainty (the coverage the guarded acceptance relies on). The staged reader's dice are outlined at full resolution
-(:mod:`vision.die_outline`) and their pips located (:mod:`vision.pip_locator`); the classical reader's come with
-their outline and pips.
+share within twice their stated standard uncertainty (the coverage the guarded acceptance relies on). The
+staged reader's dice are outlined at full resolution (:mod:`vision.die_outline`) and their pips located
+(:mod:`vision.pip_locator`); the classical reader's come with their outline and pips.
 
     .venv/bin/python benchmarks/dice_measurement_stills.py [--stills 40] [--reader staged|classical|both]
 """

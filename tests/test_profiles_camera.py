@@ -115,7 +115,9 @@ def test_the_dice_model_s_edge_definition_is_declared_in_millimetres_and_checked
     (suites/test_dice.py); a negative one, or one wider than 2 mm, is refused naming the field."""
     dice = _load(tmp_path, DICE + 'simulator = { model = "fair" }\ncamera = { source = "sim" }\n').equipment["dice"]
     assert isinstance(dice, DiceTableEquipment) and dice.options.edge_definition_mm == 0.0
-    declared = DICE + 'simulator = { model = "fair" }\ncamera = { source = "sim" }\noptions = { edge_definition_mm = %s }\n'
-    assert _load(tmp_path, declared % "0.098").equipment["dice"].options.edge_definition_mm == 0.098  # type: ignore[union-attr]
+    declared = (DICE + 'simulator = { model = "fair" }\ncamera = { source = "sim" }\n'
+                + 'options = { edge_definition_mm = %s }\n')
+    loaded = _load(tmp_path, declared % "0.098").equipment["dice"]
+    assert isinstance(loaded, DiceTableEquipment) and loaded.options.edge_definition_mm == 0.098
     for bad in ("-0.1", "2.5"):
         assert "edge_definition_mm" in _error(tmp_path, declared % bad)

@@ -8,9 +8,9 @@ die laid flat beside the target for measuring is outlined here from its pixels: 
 the cloth's colour is the median of a ring well outside the die; how much brighter than it each pixel is in
 its brightest channel (a die is brighter than the cloth in one channel at least: red in red, white in all;
 its shadow is darker in every channel) is split by Otsu's threshold; the part joined to the square's
-middle, its pips filled, is the die; its least rectangle is the outline. An outline whose shape is not a die's (far from square, far from the square read,
-or cut by the window's edge: a die touching another, a shadow joined to it) gives nothing, and the die is
-not measured (never a guessed outline).
+middle, its pips filled, is the die; its least rectangle is the outline. An outline whose shape is not a
+die's (far from square, far from the square read, or cut by the window's edge: a die touching another, a
+shadow joined to it) gives nothing, and the die is not measured (never a guessed outline).
 """
 
 from __future__ import annotations
