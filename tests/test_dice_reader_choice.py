@@ -1,6 +1,7 @@
 """Choosing a dice camera's reader in the profile (``camera.dice_reader``): the staged reader by default or by
-name, the classical one by name, the staged one as a reader configuration file sets it (bench/profiles/camera.py, bench/rig_dice_reader.py,
-bench/rig_cameras.py, drivers/dice_table.py), the reader named in the journal and on the certificate."""
+name, the classical one by name, the staged one as a reader configuration file sets it (bench/profiles/camera.py,
+bench/rig_dice_reader.py, bench/rig_cameras.py, drivers/dice_table.py), the reader named in the journal and on
+the certificate."""
 
 from __future__ import annotations
 
