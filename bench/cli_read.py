@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.console import Console
 
+from bench.profiles.camera import CLASSICAL_DICE_READER
 from vision.image_file import DEFAULT_MAX_PIXELS
 
 read_app = typer.Typer(help="Read dice faces or the roulette pocket from images.", no_args_is_help=True)
@@ -69,8 +70,8 @@ def read_dice_images(
                          "faces 1..6); arguments may be folders of labelled images.")] = None,
     reader: Annotated[str, typer.Option(
         "--reader", help="'staged' (the bench's own model at its card's threshold, as certification reads by "
-                         "default), 'classical' (pip counting), or a reader configuration from 'bench calibrate "
-                         "dice' (the staged reader as it sets it).")] = "staged",
+                         "default), or a reader configuration from 'bench calibrate dice' (the staged reader as it "
+                         "sets it).")] = "staged",
 ) -> None:
     """Read the dice in each image: faces, centres, sizes and confidences, or why the frame is declined."""
     _check_max_pixels(max_pixels)
@@ -96,16 +97,11 @@ def read_dice_images(
 
 
 def _dice_reader(dice: int | None, reader: str) -> Any:
-    """The frame reader ``reader`` names: ``"staged"`` (the bench's own), ``"classical"``, or the staged reader
-    with a configuration file's settings."""
-    if reader == "classical":
-        from vision.dice import DiceReaderConfig, read_dice
-
-        try:
-            config = DiceReaderConfig(expected_dice=dice)
-        except ValueError as error:
-            raise input_error(str(error)) from None
-        return lambda image: read_dice(image, config)
+    """The frame reader ``reader`` names: ``"staged"`` (the bench's own), or the staged reader with a configuration
+    file's settings."""
+    if reader == CLASSICAL_DICE_READER:
+        raise input_error(f"--reader {reader}: the pip-counting reader is no longer part of the bench; use "
+                          "'staged' (the default) or a reader configuration from 'bench calibrate dice'")
     from vision.dice_reader_settings import load_reader_settings
     from vision.dice_staged_reader import staged_reader
     from vision.die_reader_model import ModelIntegrityError

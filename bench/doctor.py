@@ -33,6 +33,7 @@ from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.profiles.instruments import FrequencyCounterInstrument, PowerSupplyInstrument
 from bench.profiles.model import DiceTableEquipment, Profile, RngEquipment, RouletteWheelEquipment
 from bench.rig import Rig
+from bench.rig_cameras import check_dice_readers
 from bench.rig_power import WrongInstrument, identity_mismatches
 from drivers.camera import CameraError
 from drivers.instruments import SIMULATED_INSTRUMENTS_YAML, open_instrument
@@ -276,13 +277,19 @@ def rig_not_ready(profile: Profile, suites: list[str] | None = None, profile_arg
 
 
 def resumed_rig_not_ready(run_dir: Path, suites: list[str] | None) -> str | None:
-    """:func:`rig_not_ready` for a run to be resumed: the rig of the profile its journal holds."""
+    """:func:`rig_not_ready` for a run to be resumed: the rig of the profile its journal holds, whose dice readers
+    must still be built (:func:`bench.rig_cameras.check_dice_readers`: not the removed classical reader an older
+    run may name, nor a reader configuration that can no longer be used)."""
     with Journal(Path(run_dir) / Journal.FILENAME, create=False) as journal:
         [run] = journal.rows("runs")[:1]
     try:
         profile = load_profile_text(run["profile_text"], run["profile_source"])
     except ProfileError as error:
         return f"Rig not checked, nothing run: the profile in {run_dir}'s journal does not load: {error}"
+    try:
+        check_dice_readers(profile, run["profile_source"])
+    except ProfileError as error:
+        return f"Rig not checked, nothing run: {run_dir} cannot be resumed: {error}"
     return rig_not_ready(profile, suites, run["profile_source"])
 
 

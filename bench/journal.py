@@ -82,8 +82,9 @@ could be reached: its device was lost, or more was lost on the line than the sta
 INCOMPLETE, and a resumed run runs it again."""
 DICE_READER_EVENT = "dice-reader"
 """Event kind naming the reader of a dice camera, journalled when the camera is opened for the suites: detail
-``{"device": name, "reader": "classical"}`` or, for the staged reader, also its model's SHA-256, the
-threshold in force and its configuration file and that file's SHA-256 when one was given."""
+``{"device": name, "reader": "staged"}`` with its model's SHA-256, the threshold in force, its lean model's
+SHA-256, and its configuration file and that file's SHA-256 when one was given. An older run's journal may name
+``"classical"`` (the pip-counting reader, since removed) with nothing more."""
 
 _CONTEXT_JSON: dict[str, frozenset[str]] = {
     "events": frozenset({"detail"}),

@@ -17,12 +17,11 @@ from bench.profiles import ProfileError
 from bench.profiles.camera import CameraConnection
 from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.profiles.model import DiceTableEquipment, Profile, RouletteWheelEquipment
-from bench.rig_dice_reader import ChosenDiceReader, choose_dice_reader
+from bench.rig_dice_reader import ChosenDiceReader, RemovedDiceReader, choose_dice_reader
 from drivers.camera import Camera, open_camera
 from drivers.dice_table import CameraDiceTable
 from drivers.line_frame import DeviceIdentity
 from drivers.roulette_camera import RouletteCamera
-from vision.dice import DiceReaderConfig
 from vision.dice_reader_settings import ReaderSettingsError
 from vision.die_reader_model import ModelIntegrityError
 from vision.roulette_calibration import WheelCalibration, calibrate_wheel
@@ -50,47 +49,30 @@ def open_dice_table(equipment: DiceTableEquipment, state_file: Path) -> CameraDi
     return _dice_reading(camera, equipment)
 
 
-def classical_reader_config(equipment: DiceTableEquipment | CussecDomeEquipment) -> DiceReaderConfig:
-    """The classical reader's configuration for the equipment's dice: the game's count per frame (a cussec dome's
-    three), told the camera's height in die edges when known. The dice suite measures the dice's edges and pips
-    with it whichever reader reads the throws (the staged reader gives no pips)."""
-    if isinstance(equipment, CussecDomeEquipment):
-        return DiceReaderConfig(expected_dice=3)
-    return DiceReaderConfig(expected_dice=equipment.options.dice_per_throw,
-                            camera_height_edges=_height_in_edges(equipment))
+def expected_dice(equipment: DiceTableEquipment | CussecDomeEquipment) -> int:
+    """The dice in every frame of the equipment's camera: the game's dice per throw (a cussec dome's three)."""
+    return 3 if isinstance(equipment, CussecDomeEquipment) else equipment.options.dice_per_throw
 
 
 def dice_reader_of(equipment: DiceTableEquipment | CussecDomeEquipment) -> ChosenDiceReader:
     """The frame reader the equipment's camera profile chooses (:func:`bench.rig_dice_reader.choose_dice_reader`)."""
-    return choose_dice_reader(equipment.camera, classical_reader_config(equipment))
+    return choose_dice_reader(equipment.camera, expected_dice(equipment))
 
 
 def check_dice_readers(profile: Profile, origin: str) -> None:
-    """Build the reader of every dice camera of ``profile`` (loaded from ``origin``); a reader configuration that
-    cannot be used (or whose model is missing or not the one its card vouches for) raises
-    :class:`bench.profiles.ProfileError` naming the profile file, the key and the configuration's own file and
-    field."""
+    """Build the reader of every dice camera of ``profile`` (loaded from ``origin``, or read back from a journal
+    to resume its run); a reader configuration that cannot be used (or whose model is missing or not the one its
+    card vouches for), or the removed classical reader, raises :class:`bench.profiles.ProfileError` naming the
+    profile file, the key and the configuration's own file and field."""
     problems = []
     for name, equipment in profile.equipment.items():
-        if isinstance(equipment, DiceTableEquipment | CussecDomeEquipment) and equipment.camera.staged_dice_reader:
+        if isinstance(equipment, DiceTableEquipment | CussecDomeEquipment):
             try:
                 dice_reader_of(equipment)
-            except (ReaderSettingsError, ModelIntegrityError) as error:
+            except (ReaderSettingsError, ModelIntegrityError, RemovedDiceReader) as error:
                 problems.append(f"{origin}: key equipment.{name}.camera.dice_reader: {error}")
     if problems:
         raise ProfileError("\n".join(problems))
-
-
-def _height_in_edges(equipment: DiceTableEquipment) -> float | None:
-    """The camera's height over the table in die edges (:attr:`vision.dice.DiceReaderConfig.camera_height_edges`):
-    the connection's ``camera_height_mm`` over the die's edge (the simulated dice's, else the middle of the game's
-    allowed range); ``None`` when the height is not given."""
-    height = equipment.camera.camera_height_mm
-    if height is None:
-        return None
-    low, high = equipment.options.edge_limits_mm
-    simulated = equipment.simulator.edge_mm if equipment.simulator is not None else None
-    return height / (simulated or (low + high) / 2)
 
 
 def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> CameraDiceTable:
@@ -110,14 +92,14 @@ def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> C
 
 def _dice_reading(camera: Camera, equipment: DiceTableEquipment | CussecDomeEquipment) -> CameraDiceTable:
     """``camera`` with the reader the profile chooses for the equipment's dice, voting over the connection's
-    frames, under the equipment's identity; a staged reader is named in every throw."""
+    frames, under the equipment's identity; the reader is named in every throw."""
     identity = equipment.identity
     reader = dice_reader_of(equipment)
     return CameraDiceTable(
         camera,
         DeviceIdentity(identity.manufacturer, identity.model, identity.serial, identity.firmware or ""),
         reader.read,
-        reader_identity=reader.identity.to_json() if reader.identity.staged else None,
+        reader_identity=reader.identity.to_json(),
         votes=equipment.camera.votes,
     )
 

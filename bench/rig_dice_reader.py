@@ -3,8 +3,8 @@
 ``"staged"`` (the default) is the staged reader (:func:`vision.dice_staged_reader.staged_reader`) with the
 bench's own per-die model at its model card's threshold; a reader configuration file (``bench calibrate dice``)
 is the staged reader as that file sets it, refused when its threshold was fitted for another model.
-``"classical"`` is the pip-counting reader (:func:`vision.dice.read_dice`) with the configuration the rig
-derives from the game and the camera.
+``"classical"``, the pip-counting reader of earlier versions, is no longer part of the bench: a profile read back
+from an older run's journal may name it, and such a run's dice cannot be read again (:class:`RemovedDiceReader`).
 
 A staged reader is named in the journal by :class:`DiceReaderIdentity`: its model's SHA-256, the acceptance
 threshold in force and, when a configuration file was given, that file and its SHA-256, so a certificate names
@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bench.digest import sha256_file
-from bench.profiles.camera import CameraConnection
+from bench.profiles.camera import CLASSICAL_DICE_READER, CameraConnection
 from drivers.dice_table import DiceFrameReader
-from vision.dice import DiceReaderConfig, read_dice
 from vision.dice_reader_settings import load_reader_settings
 from vision.dice_staged_reader import staged_reader
 
@@ -30,7 +29,7 @@ from vision.dice_staged_reader import staged_reader
 class DiceReaderIdentity:
     """Which reader reads the dice, as the journal and the certificate name it."""
 
-    reader: Literal["classical", "staged"]
+    reader: Literal["staged"]
     model_sha256: str | None = None
     """The staged reader's per-die model (ONNX), SHA-256."""
     threshold: float | None = None
@@ -41,16 +40,14 @@ class DiceReaderIdentity:
     lean_model_sha256: str | None = None
     """The staged reader's lean model (ONNX, whether a die read leans), SHA-256."""
 
-    @property
-    def staged(self) -> bool:
-        return self.reader == "staged"
-
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict without the fields that do not apply."""
         return {key: value for key, value in asdict(self).items() if value is not None}
 
 
-CLASSICAL = DiceReaderIdentity("classical")
+class RemovedDiceReader(ValueError):
+    """The profile (read back from an older run's journal) names the classical reader, which the bench no longer
+    has: that run's dice cannot be read again."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +58,17 @@ class ChosenDiceReader:
     identity: DiceReaderIdentity
 
 
-def choose_dice_reader(connection: CameraConnection, classical: DiceReaderConfig) -> ChosenDiceReader:
-    """The reader ``connection.dice_reader`` names for frames of ``classical.expected_dice`` dice: the classical
-    reader with ``classical``, or the staged reader. Raises
+def choose_dice_reader(connection: CameraConnection, expected_dice: int | None) -> ChosenDiceReader:
+    """The staged reader ``connection.dice_reader`` names, for frames of ``expected_dice`` dice. Raises
     :class:`vision.dice_reader_settings.ReaderSettingsError` (naming the file and field) for a configuration
-    that cannot be used."""
+    that cannot be used, and :class:`RemovedDiceReader` for the removed classical reader."""
     if not connection.staged_dice_reader:
-        return ChosenDiceReader(lambda image: read_dice(image, classical), CLASSICAL)
+        raise RemovedDiceReader(f"{CLASSICAL_DICE_READER!r} (the pip-counting reader of earlier versions of the "
+                                "bench) is no longer part of it: this run's dice cannot be read again; start a new "
+                                "run, whose dice the staged reader reads")
     settings_file = connection.dice_reader_settings
     settings = load_reader_settings(settings_file) if settings_file is not None else None
-    staged = staged_reader(settings, settings_file, expected_dice=classical.expected_dice)
+    staged = staged_reader(settings, settings_file, expected_dice=expected_dice)
     identity = DiceReaderIdentity(
         "staged", staged.reader.sha256, float(staged.reader.threshold),
         None if settings_file is None else str(settings_file),
@@ -81,7 +79,6 @@ def choose_dice_reader(connection: CameraConnection, classical: DiceReaderConfig
 
 
 def reader_evidence(identity: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What a throw's (or a measurement's) journal entry says of the reader: ``{"dice_reader": identity}`` for a
-    staged reader (:attr:`drivers.dice_table.DiceThrow.reader`), nothing for the classical one, whose evidence
-    is as it has always been."""
+    """What a throw's (or a measurement's) journal entry says of the reader: ``{"dice_reader": identity}``
+    (:attr:`drivers.dice_table.DiceThrow.reader`); nothing for a frame reader that names none (a test's)."""
     return {} if identity is None else {"dice_reader": dict(identity)}

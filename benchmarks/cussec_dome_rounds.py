@@ -4,7 +4,7 @@ rounds whose dice the camera declines, and the camera's wrong reads against the 
 Prints the figures behind the dome's cost in ``bench certify`` on the ``sim`` profile (``options.rounds``
 rounds of ``suites/test_cussec_dome.py``).
 
-    .venv/bin/python benchmarks/cussec_dome_rounds.py [--rounds 200] [--model fair] [--reader staged|classical]
+    .venv/bin/python benchmarks/cussec_dome_rounds.py [--rounds 200] [--model fair] [--reader staged|FILE]
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--model", default="fair")
     parser.add_argument("--seed", type=int, default=20070226)
-    parser.add_argument("--reader", default=None, choices=("classical", "staged"),
-                        help="the camera's dice reader (default: the profile's default)")
+    parser.add_argument("--reader", default=None,
+                        help="the camera's dice reader: 'staged' or a reader configuration (JSON); default: the "
+                             "profile's default")
     args = parser.parse_args()
     reader = {} if args.reader is None else {"dice_reader": args.reader}
     equipment = CussecDomeEquipment(

@@ -8,7 +8,10 @@ the accepted faces' chi-square against 1/6, and the wrong reads; then, per decli
 share by face and whether that reason's declines depend on the face (which stage to mend).
 
     .venv/bin/python benchmarks/dice_decline_bias.py [--throws 1500] [--style translucent-red]
-        [--reader classical|staged] [--reader-config FILE] [--camera-height-mm 900] [--die-edge-px 44]
+        [--reader-config FILE] [--lean-model FILE] [--die-edge-px 44]
+
+The reader is the staged reader with the bench's own model (or as ``--reader-config`` sets it), as the rig
+builds it for a banca francesa camera (:mod:`bench.rig_dice_reader`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,6 @@ from bench.profiles.model import DiceOptions, DiceSimulator
 from drivers.dice_table import CameraDiceTable
 from drivers.line_frame import DeviceIdentity
 from drivers.sim.dice_camera import SimulatedDiceCamera
-from vision.dice import DiceReaderConfig, read_dice
 from vision.dice_reader_settings import load_reader_settings
 from vision.dice_staged_reader import staged_reader
 from vision.die_lean_model import DEFAULT_LEAN_MODEL
@@ -40,33 +42,23 @@ def main() -> None:
     parser.add_argument("--throws", type=int, default=1500)
     parser.add_argument("--style", choices=("translucent-red", "opaque-white"), default="translucent-red")
     parser.add_argument("--seed", type=int, default=20070226)
-    parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
     parser.add_argument("--lean-model", type=Path, default=DEFAULT_LEAN_MODEL,
                         help="the staged reader's lean model (ONNX with its card; default: the bench's own)")
-    parser.add_argument("--camera-height-mm", type=float, default=900.0,
-                        help="the camera's height over the table, as the sim profiles give it to the classical reader "
-                             "(0: not known)")
     parser.add_argument("--die-edge-px", type=float, default=None,
                         help="a camera fixed over the table: the dice's edge in its frames, px "
-                             "(simulation.die_edge_px); both readers are told it within +-20 %%, as a lab's reader "
+                             "(simulation.die_edge_px); the reader is told it within +-20 %%, as a lab's reader "
                              "configuration states it (stages.die_edge_px). Default: each throw draws its own scale, "
-                             "and no reader is told it")
+                             "and the reader is not told it")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     options = DiceOptions(game="banca-francesa")
     camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), options,
                                  CameraSimulation(seed=args.seed, die_edge_px=args.die_edge_px))
-    height = args.camera_height_mm / camera.style.edge_mm if args.camera_height_mm > 0 else None
     told = None if args.die_edge_px is None else (0.8 * args.die_edge_px, 1.2 * args.die_edge_px)
-    # as bench.rig_cameras configures it, told the dice's size when the camera is fixed
-    config = DiceReaderConfig(expected_dice=3, camera_height_edges=height, die_edge_px=told)
-    if args.reader == "staged":
-        settings = load_reader_settings(args.reader_config) if args.reader_config else None
-        read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told,
-                                   lean_model=args.lean_model).read
-    else:
-        read_frame = lambda image: read_dice(image, config)
+    settings = load_reader_settings(args.reader_config) if args.reader_config else None
+    read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told,
+                               lean_model=args.lean_model).read
     table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame)
     shown = np.zeros(6, int)       # dice showing each face, all throws
     in_declined = np.zeros(6, int)  # ... in declined throws

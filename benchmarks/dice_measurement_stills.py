@@ -1,15 +1,15 @@
 """Die edges measured on the simulated arena's measuring stills, as ``suites/test_dice.py::test_die_dimensions``
-measures them, with each reader: the error of every across-flats width against the rendered die's edge, and how
-many dice had all their pips located for the pip-diameter measurement.
+measures them, with the reader of the throws: the error of every across-flats width against the rendered die's
+edge, and how many dice had all their pips located for the pip-diameter measurement.
 
 The stills are the `sim` profile's dice camera's (three translucent red dice laid in a row under the camera,
 beside the printed target, with their shadows, :meth:`drivers.sim.dice_camera.SimulatedDiceCamera.measurement_frame`),
 for ``--stills`` camera seeds, two stills each. Printed: the widths' bias, spread and largest error, and the
 share within twice their stated standard uncertainty (the coverage the guarded acceptance relies on). The
 staged reader's dice are outlined at full resolution (:mod:`vision.die_outline`) and their pips located
-(:mod:`vision.pip_locator`); the classical reader's come with their outline and pips.
+(:mod:`vision.pip_locator`).
 
-    .venv/bin/python benchmarks/dice_measurement_stills.py [--stills 40] [--reader staged|classical|both]
+    .venv/bin/python benchmarks/dice_measurement_stills.py [--stills 40] [--reader staged|FILE]
 """
 
 from __future__ import annotations
@@ -82,10 +82,10 @@ def measure(reader: str, seeds: range) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--stills", type=int, default=40, help="camera seeds (two stills each)")
-    parser.add_argument("--reader", choices=("staged", "classical", "both"), default="both")
+    parser.add_argument("--reader", default="staged",
+                        help="the profile's dice_reader: 'staged' (the bench's own) or a reader configuration (JSON)")
     args = parser.parse_args()
-    for reader in ("staged", "classical") if args.reader == "both" else (args.reader,):
-        measure(reader, range(1, args.stills + 1))
+    measure(args.reader, range(1, args.stills + 1))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,7 @@
 """Recall of the staged dice pipeline's first stages: does every labelled die get a proposed square close to it?
 
-For each data set this prints, for the new stages (:func:`vision.dice_bodies.find_bodies` then
-:func:`vision.dice_proposals.propose_squares`) and for today's reader's bodies
-(:func:`vision.dice_segment.segment_dice`, one square per body: its centroid, the square root of its
-area, its rectangle's turn): recall (the share of labelled dice with a proposal whose centre lies
+For each data set this prints, for the stages (:func:`vision.dice_bodies.find_bodies` then
+:func:`vision.dice_proposals.propose_squares`): recall (the share of labelled dice with a proposal whose centre lies
 within 0.35 of the die's edge of the die's centre and whose edge is within +-30 % of the die's),
 proposals per image and per labelled die, and milliseconds of processor time per frame on one core
 (processor time, not wall time: the figure holds on a machine shared with other work).
@@ -26,7 +24,7 @@ Data and what a die's edge is in each:
   faces); the stages are told nothing of the scale, as the bench tells the staged reader nothing.
 
 Every set also prints the recall by centre alone (a proposal's centre close enough, whatever its edge), and the
-new stages' estimate of the die's edge (:attr:`vision.dice_bodies.Bodies.die_edge_px`) over the labelled dice's
+stages' estimate of the die's edge (:attr:`vision.dice_bodies.Bodies.die_edge_px`) over the labelled dice's
 median edge, per image: its median and its 10th and 90th percentiles (a square sized on a die joined to its
 shadow, or on a glare spot, is half as large again as the die).
 
@@ -54,7 +52,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.dice_bodies import find_bodies
 from vision.dice_proposals import propose_squares
-from vision.dice_segment import segment_dice
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
 from vision.render.dice_frames import CLEAN_SEEDS, frames
@@ -69,12 +66,6 @@ PIP_SPAN_SHARE = {1: 0.24, 2: 0.68, 3: 0.68, 4: 0.68, 5: 0.68, 6: 0.68}
 BYLER_TOP_SHARE = 0.75
 """Byler's boxes take in the side faces the phone sees beside a die's top (most along the tray's far wall): the
 top face's edge lies between this share and all of the box's. Printed beside the strict figure."""
-OLD_THRESHOLD = 0.09
-"""Today's reader's segmentation threshold (``DiceReaderConfig.segment_threshold``) ..."""
-OLD_MIN_EDGE_PX = 14.0
-"""... and its smallest die's edge when the scale is not known."""
-
-
 @dataclass(frozen=True)
 class LabelledDie:
     """A labelled die: its centre and the edge a proposal at turn ``angle_deg`` is held to."""
@@ -176,18 +167,11 @@ def sim_scenes(throws: int, seed: int = 20070226) -> Iterator[Scene]:
     camera.close()
 
 
-def new_proposals(scene: Scene) -> tuple[list[DieSquare], float]:
-    """Every square the new stages propose for the scene, and their estimate of the die's edge."""
+def proposals(scene: Scene) -> tuple[list[DieSquare], float]:
+    """Every square the stages propose for the scene, and their estimate of the die's edge."""
     bodies = find_bodies(scene.image, scene.config)
     squares = [square for body in propose_squares(scene.image, bodies, scene.config) for square in body.squares]
     return squares, bodies.die_edge_px
-
-
-def old_bodies(scene: Scene) -> tuple[list[DieSquare], float]:
-    """One square per body of today's reader's segmentation (no estimate of the die's edge: NaN)."""
-    least = scene.config.die_edge_px[0] if scene.config.die_edge_px else OLD_MIN_EDGE_PX
-    segmentation = segment_dice(scene.image, OLD_THRESHOLD, min_area_px=0.25 * least * least)
-    return [DieSquare(blob.centroid, math.sqrt(blob.area), blob.rect[2]) for blob in segmentation.blobs], math.nan
 
 
 def covered(die: LabelledDie, squares: list[DieSquare], least_edge: float = 1.0, any_edge: bool = False) -> bool:
@@ -231,28 +215,27 @@ class Tally:
                 f"per frame{size}")
 
 
-def measure(scenes: Iterator[Scene], draw: Path | None) -> tuple[Tally, Tally]:
-    """The new stages' and the old bodies' tallies over ``scenes``."""
-    new, old = Tally(), Tally()
+def measure(scenes: Iterator[Scene], draw: Path | None) -> Tally:
+    """The stages' tally over ``scenes``."""
+    tally = Tally()
     for scene in scenes:
-        for tally, method in ((new, new_proposals), (old, old_bodies)):
-            start = time.process_time()
-            squares, estimate = method(scene)
-            tally.seconds += time.process_time() - start
-            if scene.dice:
-                tally.size_ratios.append(estimate / statistics.median(die.edge_at(0.0) for die in scene.dice))
-            tally.images += 1
-            tally.dice += len(scene.dice)
-            tally.proposals += len(squares)
-            hits = [covered(die, squares) for die in scene.dice]
-            tally.found += sum(hits)
-            tally.found_top += sum(covered(die, squares, BYLER_TOP_SHARE) for die in scene.dice)
-            tally.found_centre += sum(covered(die, squares, any_edge=True) for die in scene.dice)
-            if not all(hits):
-                tally.missed.append(scene.name)
-            if draw is not None and tally is new and not all(hits):
-                _draw(draw / f"{Path(scene.name).stem}.png", scene, squares, hits)
-    return new, old
+        start = time.process_time()
+        squares, estimate = proposals(scene)
+        tally.seconds += time.process_time() - start
+        if scene.dice:
+            tally.size_ratios.append(estimate / statistics.median(die.edge_at(0.0) for die in scene.dice))
+        tally.images += 1
+        tally.dice += len(scene.dice)
+        tally.proposals += len(squares)
+        hits = [covered(die, squares) for die in scene.dice]
+        tally.found += sum(hits)
+        tally.found_top += sum(covered(die, squares, BYLER_TOP_SHARE) for die in scene.dice)
+        tally.found_centre += sum(covered(die, squares, any_edge=True) for die in scene.dice)
+        if not all(hits):
+            tally.missed.append(scene.name)
+        if draw is not None and not all(hits):
+            _draw(draw / f"{Path(scene.name).stem}.png", scene, squares, hits)
+    return tally
 
 
 def _draw(path: Path, scene: Scene, squares: list[DieSquare], hits: list[bool]) -> None:
@@ -289,14 +272,12 @@ def main() -> int:
         else:
             print(f"{folder} not found: skipped")
     for title, scenes in runs:
-        new, old = measure(scenes, args.draw)
-        print(f"{title}: {new.images} images, {new.dice} dice")
-        sides = title.startswith("dice-photos-byler")
-        print(new.line("new (bodies+proposals)", sides))
-        print(old.line("old (segment_dice)", sides))
-        if new.missed:
-            print(f"  images with a die missed by the new stages: {', '.join(new.missed[:12])}"
-                  f"{' ...' if len(new.missed) > 12 else ''}")
+        tally = measure(scenes, args.draw)
+        print(f"{title}: {tally.images} images, {tally.dice} dice")
+        print(tally.line("bodies+proposals", title.startswith("dice-photos-byler")))
+        if tally.missed:
+            print(f"  images with a die missed by the stages: {', '.join(tally.missed[:12])}"
+                  f"{' ...' if len(tally.missed) > 12 else ''}")
     return 0
 
 

@@ -11,7 +11,7 @@
 2. ``--faults`` (default 200) frames per injected fault (cocked, stacked, outside-arena, motion,
    glare, wrong-count): the share declined for the right reason, declined for another reason,
    and accepted (with how many of those were read as the renderer laid the dice).
-3. Speed: frames per second of :meth:`vision.dice.DiceReader.read` on one core
+3. Speed: frames per second of :meth:`vision.dice_pipeline.StagedDiceReader.read` on one core
    (``cv2.setNumThreads(1)``) at 640 x 480 over the frames of part 1. Each frame is read
    ``--repeats`` times (default 3) and its fastest read counts, so that the figure measures the
    reader and not the machine's other activity at that moment; the total of first reads (cold
@@ -21,16 +21,16 @@
    (processor seconds per frame, configured for part 1's first table) and how it declines it; none may be
    accepted.
 
-Targets (docs of :mod:`vision.dice`): wrong <= 1 per 1,000 accepted reads, declines <= 2 %,
->= 200 frames/s. Seeded: the same figures on every run.
+The reader is the staged reader (:func:`vision.dice_staged_reader.staged_reader`) with the bench's own model at
+its card's threshold, or as ``--reader-config`` sets it. Targets: wrong <= 1 per 1,000 accepted reads,
+declines <= 2 %, >= 200 frames/s. Seeded: the same figures on every run.
 Run: ``.venv/bin/python benchmarks/dice_reader_accuracy.py [--frames N] [--faults N] [--seed S]
-[--reader classical|staged] [--reader-config FILE]``.
+[--reader-config FILE] [--lean-model FILE]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from collections import Counter
@@ -41,45 +41,36 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.dice import DiceRead, DiceReader
+from vision.dice_pipeline import StagedDiceReader, StagedRead
+from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings
+from vision.dice_staged_reader import staged_reader
 from vision.die_lean_model import DEFAULT_LEAN_MODEL
 from vision.render.dice import FAULTS, DiceTruth
-from vision.render.dice_frames import STYLES, fault_seed, frames, reader_config
+from vision.render.dice_frames import STYLES, fault_seed, frames, side_share, told_edge_px
 
 READER_CONFIG: Path | None = None
 """The staged reader's configuration (``--reader-config``); None: the bench's own model. The side faces a flat die
 shows are the rendered camera's either way (0.12 of an edge from above, 0.45 from a low camera in front)."""
 LEAN_MODEL: Path = DEFAULT_LEAN_MODEL
 """The staged reader's lean model (``--lean-model``)."""
-READER = "classical"
-"""Which reader the benchmark measures: ``classical`` (:class:`vision.dice.DiceReader`) or ``staged``
-(:func:`vision.dice_staged_reader.staged_reader` with the bench's own model at its card's threshold)."""
 
 
-def reader_for(truth: DiceTruth):  # -> DiceReader | StagedDiceReader
-    """The reader as the bench sets it up for a frame's table (:func:`vision.render.dice_frames.reader_config`):
-    dice per throw, arena, die size from the calibrated scale (+-20 %)."""
-    config = reader_config(truth)
-    if READER == "classical":
-        return DiceReader(config)
-    from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings
-    from vision.dice_staged_reader import staged_reader
-
-    side = 0.12 if truth.overhead_camera_mm is not None else 0.45
+def reader_for(truth: DiceTruth) -> StagedDiceReader:
+    """The reader as the bench sets it up for a frame's table: dice per throw, arena, die size from the calibrated
+    scale (+-20 %: :func:`vision.render.dice_frames.told_edge_px`), the side faces the frame's camera shows."""
+    side = side_share(truth)
     if side not in _STAGED:  # the model is loaded (and its hash checked) once per camera kind
         settings = DiceReaderSettings() if READER_CONFIG is None else load_reader_settings(READER_CONFIG)
         _STAGED[side] = staged_reader(settings.model_copy(update={"side_share": side}), READER_CONFIG,
                                       lean_model=LEAN_MODEL)
-    reader = _STAGED[side]
-    return dataclasses.replace(
-        reader, scene=dataclasses.replace(reader.scene, expected_dice=config.expected_dice, arena=config.arena),
-        stages=dataclasses.replace(reader.stages, die_edge_px=config.die_edge_px))
+    return _STAGED[side].for_table(expected_dice=truth.expected_dice, arena=truth.arena_px,
+                                   die_edge_px=told_edge_px(truth))
 
 
-_STAGED: dict[float, object] = {}
+_STAGED: dict[float, StagedDiceReader] = {}
 
 
-def timed_read(reader: DiceReader, image: np.ndarray, repeats: int) -> tuple[DiceRead, float, float]:
+def timed_read(reader: StagedDiceReader, image: np.ndarray, repeats: int) -> tuple[StagedRead, float, float]:
     """Read ``image`` ``repeats`` times: the first read, its seconds, and the fastest read's seconds."""
     start = time.perf_counter()
     read = reader.read(image)
@@ -199,13 +190,12 @@ def main() -> int:
     parser.add_argument("--faults", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--repeats", type=int, default=3, help="reads of each frame for the speed figure (>= 1)")
-    parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration (JSON)")
     parser.add_argument("--lean-model", type=Path, default=DEFAULT_LEAN_MODEL,
                         help="the staged reader's lean model (ONNX with its card; default: the bench's own)")
     args = parser.parse_args()
-    global READER, READER_CONFIG, LEAN_MODEL
-    READER, READER_CONFIG = args.reader, args.reader_config
+    global READER_CONFIG, LEAN_MODEL
+    READER_CONFIG = args.reader_config
     LEAN_MODEL = args.lean_model
     if args.repeats < 1:
         parser.error(f"--repeats must be >= 1, got {args.repeats}")

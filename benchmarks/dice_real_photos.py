@@ -8,17 +8,17 @@ disagreement a reader error (``--draw DIR`` writes each disagreement as a PNG). 
 ``../shared/datasets/dice-photos-byler-train/images/`` (200 phone photos of 1,487 dice of many kinds in a
 dice tray, BSD licence), boxes drawn around the die.
 
-The camera is oblique, so the reader is told so (``max_side_ratio`` 0.45: wide side faces are
-the camera's doing, not a cocked die) and the cocked check by foreshortening is relaxed.
+The camera is oblique, so the reader (the staged reader with the bench's own model, or as ``--reader-config``
+sets it) is told so: side faces up to 0.45 of an edge are the camera's doing, not a cocked die.
 
 Scoring (:mod:`vision.dice_scoring`, the same rules as ``bench read dice --labels yolo``): each label is
 matched to the nearest die read; an image whose read is declined counts each of its labels as declined
 with the frame's reason. Prints per set the dice read correctly, read wrong, not read (by reason), wrong
 reads per 1,000 accepted with the 95 % upper bound, and the confusion of faces.
 
-Run: ``.venv/bin/python benchmarks/dice_real_photos.py [--data DIR ...] [--draw DIR] [--reader classical|staged]
-[--reader-config FILE] [--part all|test]`` (default: both shared photo sets, the classical reader). Exits 0 with a note when a
-data folder is absent.
+Run: ``.venv/bin/python benchmarks/dice_real_photos.py [--data DIR ...] [--draw DIR] [--reader-config FILE]
+[--part all|test]`` (default: both shared photo sets, every image). Exits 0 with a note when a data folder is
+absent.
 """
 
 from __future__ import annotations
@@ -34,22 +34,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.dice import DiceReaderConfig, read_dice
 from vision.dice_scoring import image_read_of, score, score_lines
 from vision.die_samples import photos_in
 from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledDie, labelled_images
 
 DEFAULT_DATA = [MATTEOP65_PHOTOS, BYLER_PHOTOS]
-OBLIQUE_WEBCAM = DiceReaderConfig(expected_dice=None, style="opaque", max_side_ratio=0.45, min_squareness=0.6,
-                                  die_edge_px=(32.0, 75.0), motion_anisotropy=0.3, pip_spread=(0.12, 0.4),
-                                  min_pip_roundness=0.7)
 
 
-def frame_reader(kind: str, settings_file: Path | None) -> Callable[[np.ndarray], object]:
-    """``classical``: today's reader told of the oblique webcam; ``staged``: the staged reader with the
-    configuration in ``settings_file`` (default: the shipped model at its card's threshold, side faces 0.45)."""
-    if kind == "classical":
-        return lambda image: read_dice(image, OBLIQUE_WEBCAM)
+def frame_reader(settings_file: Path | None) -> Callable[[np.ndarray], object]:
+    """The staged reader with the configuration in ``settings_file`` (default: the shipped model at its card's
+    threshold, side faces 0.45)."""
     from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings
     from vision.dice_staged_reader import staged_reader
 
@@ -84,13 +78,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, nargs="+", default=DEFAULT_DATA)
     parser.add_argument("--draw", type=Path, default=None, help="write declined or disagreeing images as PNGs here")
-    parser.add_argument("--reader", choices=("classical", "staged"), default="classical")
     parser.add_argument("--reader-config", type=Path, default=None, help="the staged reader's configuration")
     parser.add_argument("--part", choices=("all", "train", "validation", "test"), default="all",
                         help="only the images of this part of the split by file name (test: never trained on)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    read_frame = frame_reader(args.reader, args.reader_config)
+    read_frame = frame_reader(args.reader_config)
     for folder in args.data:
         if not folder.is_dir():
             print(f"real dice photos not found at {folder}: nothing to measure")

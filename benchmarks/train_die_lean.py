@@ -95,13 +95,12 @@ def context_patch(image: np.ndarray, square: DieSquare) -> np.ndarray:
 
 
 def told_reader(base, truth: DiceTruth):  # -> StagedDiceReader
-    """``base`` told the frame's die size as the bench tells it (:func:`vision.render.dice_frames.reader_config`)."""
+    """``base`` told the frame's die size as the bench tells it (:func:`vision.render.dice_frames.told_edge_px`)."""
     import dataclasses
 
-    from vision.render.dice_frames import reader_config
+    from vision.render.dice_frames import told_edge_px
 
-    return dataclasses.replace(base, stages=dataclasses.replace(base.stages,
-                                                                die_edge_px=reader_config(truth).die_edge_px))
+    return dataclasses.replace(base, stages=dataclasses.replace(base.stages, die_edge_px=told_edge_px(truth)))
 
 
 def read_dice_classes(image: np.ndarray, truth: DiceTruth, classes: dict[int, int], reader

@@ -7,9 +7,8 @@ only when every vote agrees. Anything else is a declined throw with its reason: 
 "golpe nulo" candidate (p217-2007/banca-francesa/7 b, p217-2007/cussec/6), never an
 outcome.
 
-The frame reader is any callable from an image to a :class:`DiceFrameRead`: the classical
-reader (:func:`vision.dice.read_dice` with its configuration) or the staged one
-(:meth:`vision.dice_pipeline.StagedDiceReader.read`); the voting is the same for both.
+The frame reader is any callable from an image to a :class:`DiceFrameRead`: the rig's is the staged
+reader (:meth:`vision.dice_pipeline.StagedDiceReader.read`).
 """
 
 from __future__ import annotations
@@ -39,8 +38,8 @@ class DieFace(Protocol):
 
 
 class DiceFrameRead(Protocol):
-    """What a frame reader makes of one frame (:class:`vision.dice.DiceRead`, :class:`vision.dice_pipeline.StagedRead`):
-    the dice in the reader's spatial order, or the reason the frame is declined."""
+    """What a frame reader makes of one frame (:class:`vision.dice_pipeline.StagedRead`): the dice in the reader's
+    spatial order, or the reason the frame is declined."""
 
     @property
     def accepted(self) -> bool: ...
@@ -61,7 +60,7 @@ class DiceFrameRead(Protocol):
 
 
 DiceFrameReader = Callable[[np.ndarray], DiceFrameRead]
-"""Reads one BGR frame: the classical reader with its configuration, or the staged reader's ``read``."""
+"""Reads one BGR frame: the staged reader's ``read``, as the rig builds it (:mod:`bench.rig_dice_reader`)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,8 @@ class DiceThrow:
     ``faces`` are in the reader's spatial order (left to right, then top to bottom) when
     accepted, else empty with ``decline`` and ``detail`` saying why. ``frames`` are the
     voting frames (kept as evidence) and ``reads`` the reader's result for each. ``reader`` identifies the
-    reader that read it when it is not the classical one (the staged reader's model hash and threshold, its
-    configuration file's hash), for the journal.
+    reader that read it (the staged reader's model hash and threshold, its configuration file's hash), for the
+    journal; ``None`` for a frame reader that names none (a test's).
     """
 
     index: int
@@ -113,8 +112,8 @@ def _vote_key(read: DiceFrameRead) -> tuple[tuple[int, ...] | None, Decline | No
 class CameraDiceTable(DiceTable):
     """A dice table read by a camera: throw detection by frame differencing, settling, unanimous votes.
 
-    ``reader`` reads each frame; ``reader_identity`` names it in every throw when it is not the classical
-    reader (``None``)."""
+    ``reader`` reads each frame; ``reader_identity`` names it in every throw (``None``: a frame reader that names
+    none, a test's)."""
 
     def __init__(self, camera: Camera, identity: DeviceIdentity, reader: DiceFrameReader, *,
                  reader_identity: Mapping[str, Any] | None = None, votes: int = 3,

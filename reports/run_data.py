@@ -261,7 +261,7 @@ class DiceReaderInfo:
 
     device: str
     reader: str
-    """``classical`` or ``staged``."""
+    """``staged``, or ``classical`` (the pip-counting reader, since removed) in an older run's journal."""
     model_sha256: str | None = None
     threshold: float | None = None
     settings_file: str | None = None

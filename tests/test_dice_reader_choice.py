@@ -1,7 +1,7 @@
 """Choosing a dice camera's reader in the profile (``camera.dice_reader``): the staged reader by default or by
-name, the classical one by name, the staged one as a reader configuration file sets it (bench/profiles/camera.py,
-bench/rig_dice_reader.py, bench/rig_cameras.py, drivers/dice_table.py), the reader named in the journal and on
-the certificate."""
+name, or as a reader configuration file sets it; the removed classical reader refused for a run and kept in older
+runs' journals (bench/profiles/camera.py, bench/rig_dice_reader.py, bench/rig_cameras.py, drivers/dice_table.py);
+the reader named in the journal and on the certificate."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ from bench.digest import sha256_file
 from bench.journal import DICE_READER_EVENT, Journal, utc_now
 from bench.profiles import ProfileError, load_profile, load_profile_text
 from bench.profiles.model import DiceTableEquipment
-from bench.rig_cameras import check_dice_readers, classical_reader_config, open_dice_table, open_dome_camera
-from bench.rig_dice_reader import reader_evidence
+from bench.rig_cameras import check_dice_readers, open_dice_table, open_dome_camera
+from bench.rig_dice_reader import RemovedDiceReader, reader_evidence
+from fixtures.session import SELECTION_EVENT
 from reports.certificate import render_certificate
 from reports.run_data import load_run
-from vision.dice import DiceRead, read_dice
 from vision.dice_pipeline import StagedRead
 from vision.dice_reader_settings import DiceReaderSettings, settings_json
 from vision.die_lean_model import DieLeanModel
@@ -79,15 +79,43 @@ def test_the_default_profile_reads_dice_and_the_dome_with_the_staged_reader(tmp_
     dome_camera.close()
 
 
-def test_a_profile_may_choose_the_classical_reader(tmp_path: Path) -> None:
-    dice = _dice(_write(tmp_path, _profile("classical")))
-    table = open_dice_table(dice, tmp_path / "dice.json")
-    assert table.reader_identity is None  # the classical reader's throws name no model
-    image = table.camera.read().image
-    read = table.reader(image)
-    assert isinstance(read, DiceRead)
-    assert read.to_json() == read_dice(image, classical_reader_config(dice)).to_json()
-    table.close()
+def test_the_removed_classical_reader_is_refused_for_a_run_but_read_back_from_an_older_journal(tmp_path: Path) -> None:
+    """A profile loaded for a run may not name the classical (pip-counting) reader, which the bench no longer has;
+    an older run's journal that names it still loads (its certificate is written again), but its rig is refused
+    before it is built, and the run cannot be resumed."""
+    path = _write(tmp_path, _profile("classical"))
+    with pytest.raises(ProfileError) as caught:
+        load_profile(str(path))
+    message = str(caught.value)
+    assert message.startswith(f"{path}: key {KEY}: ") and "no longer part of the bench" in message
+    assert "'staged'" in message and "bench calibrate dice" in message
+    journalled = load_profile_text(_profile("classical"), str(path))
+    assert journalled.equipment["dice"].camera.dice_reader == "classical"  # type: ignore[union-attr]
+    with pytest.raises(ProfileError, match=rf"{path}: key {KEY}: 'classical' .* cannot be read again"):
+        check_dice_readers(journalled, str(path))
+    with pytest.raises(RemovedDiceReader):
+        open_dice_table(journalled.equipment["dice"], tmp_path / "dice.json")  # type: ignore[arg-type]
+
+
+def test_a_run_an_older_bench_read_with_the_classical_reader_is_not_resumed(tmp_path: Path) -> None:
+    """``bench certify --resume`` of a run whose journal names the classical reader exits 2 before writing into it,
+    saying why; its journal is left as it was."""
+    run = tmp_path / "run"
+    run.mkdir()
+    with Journal(run / Journal.FILENAME) as journal:
+        journal.append("runs", run_id="r1", created_at=utc_now(), profile_name="reader-choice",
+                       profile_source=str(tmp_path / "lab.toml"), profile_text=_profile("classical"),
+                       software_version="0.1.0", host="lab-pc", command="bench certify")
+        journal.append("events", run_id="r1", at=utc_now(), kind=SELECTION_EVENT,
+                       detail={"suites": ["dice"], "operator": None, "pdf": False})
+    before = (run / Journal.FILENAME).read_bytes()
+    console = Console(record=True, width=300)
+    outcome = run_certification(console, profile="", suites=None, resume=run, show_progress=False,
+                                key_dir=tmp_path / "no-key", pdf=False)
+    assert outcome.exit_code == EXIT_ERROR
+    text = console.export_text()
+    assert f"{run} cannot be resumed" in text and "'classical'" in text and "cannot be read again" in text
+    assert (run / Journal.FILENAME).read_bytes() == before
 
 
 def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one(tmp_path: Path) -> None:
@@ -147,7 +175,7 @@ def test_a_missing_reader_configuration_is_refused_naming_the_profile_file_and_k
     message = str(caught.value)
     assert str(path) in message and KEY in message
     assert str(tmp_path / "readers" / "missing.json") in message and "does not exist" in message
-    with pytest.raises(ProfileError, match=r"neither 'classical', 'staged' nor the path of a reader configuration"):
+    with pytest.raises(ProfileError, match=r"'stagged' is neither 'staged' nor the path of a reader configuration"):
         load_profile(str(_write(tmp_path, _profile("stagged"))))
 
 

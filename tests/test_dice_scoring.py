@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from vision.declines import Decline
+from vision.dice_explanation import DieReading
+from vision.dice_pipeline import StagedRead
 from vision.dice_scoring import (
     MISSED,
     DiceScore,
@@ -15,7 +17,7 @@ from vision.dice_scoring import (
     score_lines,
     upper_bound_per_1000,
 )
-from vision.dice_types import DiceRead, DieRead
+from vision.die_crop import DieSquare
 from vision.yolo_labels import LabelledDie
 
 
@@ -51,12 +53,15 @@ def test_declines_are_counted_by_reason_and_a_declined_frame_gives_its_reason_to
     assert list(tally.declined_by_face) == [0, 2, 0, 1, 0, 0]
 
 
-def test_a_declined_frame_of_the_old_reader_reports_no_outcome() -> None:
-    die = DieRead(3, (10.0, 10.0), 20.0, 0.0, 0.9, (4.0,))
-    declined = image_read_of("x", DiceRead((die,), Decline.COCKED, "leaning"))
-    accepted = image_read_of("y", DiceRead((die,), None))
-    assert declined == ImageRead("x", (), "cocked")
-    assert accepted.dice == (ReportedDie((10.0, 10.0), 3, None, 0.9),)
+def _read(decline: Decline | None) -> StagedRead:
+    """A frame read of one die, a three at (10, 10) px read with confidence 0.9."""
+    die = DieReading(DieSquare((10.0, 10.0), 20.0, 0.0), (0.02, 0.02, 0.9, 0.02, 0.02, 0.01, 0.01))
+    return StagedRead((die,), decline, "leaning" if decline else "", "0" * 64, 1, 1)
+
+
+def test_a_declined_frame_reports_no_outcome() -> None:
+    assert image_read_of("x", _read(Decline.COCKED)) == ImageRead("x", (), "cocked")
+    assert image_read_of("y", _read(None)).dice == (ReportedDie((10.0, 10.0), 3, None, 0.9),)
 
 
 def test_the_wrong_rate_is_bounded_honestly() -> None:
@@ -121,9 +126,9 @@ def test_the_real_photo_benchmark_scores_only_the_part_asked_for(tmp_path) -> No
         (images / f"{name}.txt").write_text("2 0.5 0.5 0.2 0.2\n")
     seen: list[tuple[int, ...]] = []
 
-    def read_frame(image: np.ndarray) -> DiceRead:
+    def read_frame(image: np.ndarray) -> StagedRead:
         seen.append(image.shape)
-        return DiceRead((), Decline.WRONG_COUNT, "none read")
+        return StagedRead((), Decline.WRONG_COUNT, "none read", "0" * 64, 0, 0)
 
     lines = photos.measure(images, read_frame, None, "test")
     assert len(seen) == 2 and lines[0] == "set, test part: 2 images (0 accepted whole)"

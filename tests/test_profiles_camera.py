@@ -70,22 +70,6 @@ simulator = { model = "loaded", loaded_face = 6, loaded_probability = 0.2 }
     assert banca.options.dice_per_throw == 3 and banca.options.edge_limits_mm == (12.0, 15.0)
 
 
-def test_the_dice_reader_is_told_the_camera_s_height_in_die_edges(tmp_path: Path) -> None:
-    """The camera's height over the table (``camera_height_mm``) over the die's edge (the simulated dice's, else
-    the middle of the game's range) is the reader's ``camera_height_edges``; without the height it is not known."""
-    from bench.rig_cameras import _height_in_edges
-
-    simulated = _load(tmp_path, DICE + """options = { game = "craps" }
-camera = { source = "sim", camera_height_mm = 900.0 }
-simulator = { model = "fair", edge_mm = 19.5 }
-""").equipment["dice"]
-    assert _height_in_edges(simulated) == pytest.approx(900.0 / 19.5)
-    real = _load(tmp_path, DICE + 'camera = { source = "/data/arena-frames", camera_height_mm = 810.0 }\n')
-    assert _height_in_edges(real.equipment["dice"]) == pytest.approx(810.0 / 13.5)
-    unknown = _load(tmp_path, DICE + 'camera = { source = "/data/arena-frames" }\n').equipment["dice"]
-    assert _height_in_edges(unknown) is None
-
-
 def test_a_dice_table_needs_a_camera_and_a_loaded_die_needs_a_load(tmp_path: Path) -> None:
     assert "camera" in _error(tmp_path, DICE)
     message = _error(tmp_path, DICE + 'camera = { source = "sim" }\nsimulator = { model = "loaded" }\n')

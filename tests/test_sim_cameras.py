@@ -3,6 +3,7 @@ drivers/dice_table.py, drivers/roulette_camera.py)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -18,7 +19,8 @@ from drivers.sim.dice_camera import SimulatedDiceCamera, face_probabilities
 from drivers.sim.roulette_wheel import WheelModel
 from drivers.sim.wheel_camera import SimulatedWheelCamera
 from vision.declines import Decline
-from vision.dice import DiceReaderConfig, read_dice
+from vision.dice_pipeline import StagedDiceReader
+from vision.dice_staged_reader import staged_reader
 from vision.roulette_calibration import calibrate_wheel
 
 IDENTITY = DeviceIdentity("Bench Simulators", "Arena", "SIM-1", "")
@@ -26,8 +28,13 @@ IDENTITY = DeviceIdentity("Bench Simulators", "Arena", "SIM-1", "")
 
 def _table(tmp_path: Path, simulator: DiceSimulator, simulation: CameraSimulation | None = None) -> CameraDiceTable:
     camera = SimulatedDiceCamera(simulator, DiceOptions(), simulation, tmp_path / "dice.json")
-    config = DiceReaderConfig(expected_dice=3)
-    return CameraDiceTable(camera, IDENTITY, lambda image: read_dice(image, config))
+    return CameraDiceTable(camera, IDENTITY, _reader().read)
+
+
+@functools.cache
+def _reader() -> StagedDiceReader:
+    """The staged reader as the rig builds it for a banca francesa camera (three dice, the bench's own model)."""
+    return staged_reader(expected_dice=3)
 
 
 def test_loaded_face_probabilities() -> None:

@@ -19,7 +19,7 @@ from vision.dice_bodies import find_bodies
 from vision.dice_proposals import propose_squares
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
-from vision.render.dice_frames import clean_frame, frames, reader_config
+from vision.render.dice_frames import clean_frame, frames, told_edge_px
 
 PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: [(-1, -1), (-1, 1), (1, -1), (1, 1)],
         5: [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)], 6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)]}
@@ -277,7 +277,7 @@ def test_a_two_whose_pips_stand_too_far_apart_to_link_gets_a_square_on_its_centr
     # the diagonal, beyond pip_link_share 0.78) showing 2, one of its pips linked to the touching 4's
     image, truth = clean_frame(20240611, 336)
     two = next(die for die in truth.dice if die.face == 2 and math.dist(die.centre_px, (56.3, 419.2)) < 2.0)
-    config = DiceStageConfig(die_edge_px=reader_config(truth).die_edge_px)
+    config = DiceStageConfig(die_edge_px=told_edge_px(truth))
 
     def on_centre(config: DiceStageConfig) -> list[DieSquare]:
         return [s for s in proposals(image, config) if math.dist(s.centre_px, two.centre_px) <= 0.15 * two.edge_px]

@@ -61,9 +61,9 @@ def test_a_dice_reader_sets_it() -> None:
         import sys
         sys.path.insert(0, {str(ROOT)!r})
         from vision import heap
-        from vision.dice import DiceReader
+        from vision.dice_staged_reader import staged_reader
         assert heap.keep_freed_memory.cache_info().currsize == 0
-        DiceReader()
+        staged_reader()
         assert heap.keep_freed_memory.cache_info().currsize == 1
         """
     )

@@ -1,7 +1,8 @@
 """Reading outcomes and dimensions from camera frames, independently of what the equipment claims.
 
-* :mod:`vision.dice` reads dice faces (``dice_segment`` finds die bodies, ``dice_pips`` the pips on the
-  3x3 face grid); :mod:`vision.roulette` the pocket under the ball, after
+* :mod:`vision.dice_staged_reader` reads dice faces: the staged pipeline of :mod:`vision.dice_pipeline`
+  (bodies, proposed squares, a learned per-die reader, the scene's checks); :mod:`vision.die_outline` outlines
+  a read die for measuring. :mod:`vision.roulette` reads the pocket under the ball, after
   :mod:`vision.roulette_calibration`; :mod:`vision.roulette_audit` checks the pocket colours and
   :mod:`vision.roulette_motion` ball and rotor directions.
 * :mod:`vision.settle` waits for a still scene and votes over several frames.

@@ -100,7 +100,9 @@ class StagedRead:
         return tuple(sorted(die.face or 0 for die in self.dice)) if self.accepted else ()
 
     def to_json(self) -> dict:
-        """A JSON-ready dict, as :meth:`vision.dice_types.DiceRead.to_json` with the reader's hash."""
+        """A JSON-ready dict: accepted, the faces, the decline and its detail, each die read
+        (:meth:`vision.dice_explanation.DieReading.to_json`), the per-die and lean models' hashes and the die's edge
+        with where it came from."""
         return {"accepted": self.accepted, "faces": list(self.faces),
                 "decline": None if self.decline is None else str(self.decline), "detail": self.detail,
                 "dice": [die.to_json() for die in self.dice], "reader_sha256": self.reader_sha256,
@@ -162,6 +164,13 @@ class StagedDiceReader:
     lean: LeanReader | None = None
     """Whether a die read leans, with a camera over the table; :meth:`read` refuses to judge such a camera's frames
     without it (None serves :meth:`explain` only, or an oblique camera)."""
+
+    def for_table(self, *, expected_dice: int | None, arena: tuple[tuple[float, float], ...] | None,
+                  die_edge_px: tuple[float, float] | None) -> StagedDiceReader:
+        """This reader for one table: the game's dice per throw, the arena polygon (frame px) and the die's edge
+        the bench knows from its calibrated scale (``None``: derived from the frame)."""
+        return replace(self, scene=replace(self.scene, expected_dice=expected_dice, arena=arena),
+                       stages=replace(self.stages, die_edge_px=die_edge_px))
 
     def explain(self, frame: np.ndarray) -> ExplainedFrame:
         """Stages 1 to 4 on one BGR uint8 frame: its bodies, each explained by its sure readings; without a size

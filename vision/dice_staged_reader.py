@@ -17,6 +17,7 @@ from vision.dice_pipeline import StagedDiceReader
 from vision.dice_reader_settings import DiceReaderSettings, ReaderSettingsError
 from vision.die_lean_model import DEFAULT_LEAN_MODEL, DieLeanModel
 from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
+from vision.heap import keep_freed_memory
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,9 @@ def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Pat
     """The staged reader of ``settings`` (read from ``settings_file``, whose folder relative paths start from)
     for a game of ``expected_dice`` dice in ``arena``; ``die_edge_px`` when the bench knows the scale;
     ``lean_model``: the model that tells whether a die read leans (:mod:`vision.die_lean_model`; None: a reader
-    that explains frames but cannot judge those of a camera over the table)."""
+    that explains frames but cannot judge those of a camera over the table). The first reader in a process keeps
+    the process's freed working memory (:mod:`vision.heap`)."""
+    keep_freed_memory()
     settings = settings or DiceReaderSettings()
     where = str(settings_file) if settings_file is not None else "reader settings"
     model = DieReaderModel.load(settings.model_path(settings_file) or DEFAULT_MODEL)

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.die_crop import DieSquare
+
+if TYPE_CHECKING:
+    from vision.dice_pipeline import StagedRead
 
 WINDOW_SHARE = 1.1
 """Half the window searched about the square read, in edges: a die laid apart from the others lies in it whole
@@ -103,24 +107,20 @@ class DieToMeasure:
     """A die of a measuring still: its outline (the quadrilateral the edges are searched about) and its pips
     (x, y, radius in frame px; empty when they could not all be located, and its pips are then not measured)."""
 
-    outline: object
-    """Has ``corners_px`` (:class:`DieOutline`) or ``centre_px``, ``edge_px`` and ``angle_deg``."""
+    outline: DieOutline
     face: int
     pips_px: tuple[tuple[float, float, float], ...]
 
 
-def dice_to_measure(image: np.ndarray, read: object) -> tuple[list[DieToMeasure], str | None]:
+def dice_to_measure(image: np.ndarray, read: StagedRead) -> tuple[list[DieToMeasure], str | None]:
     """The dice of an accepted read of a measuring still, and None; or no dice and why they cannot be measured.
-    A staged read's dice are outlined (:func:`outline_die`) and their pips located
-    (:func:`vision.pip_locator.locate_pips`); a classical read's dice come with their outline and pips."""
+    The read's dice are outlined (:func:`outline_die`) and their pips located
+    (:func:`vision.pip_locator.locate_pips`)."""
     from vision.pip_locator import locate_pips
 
     dice: list[DieToMeasure] = []
-    for die in getattr(read, "dice", ()):
-        square = getattr(die, "square", None)
-        if square is None:  # the classical reader's die: outlined and its pips found as it was read
-            dice.append(DieToMeasure(die, int(die.face), tuple(die.pips_px)))
-            continue
+    for die in read.dice:
+        square = die.square
         outline = outline_die(image, square)
         if outline is None:
             x, y = square.centre_px

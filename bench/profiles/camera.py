@@ -17,7 +17,8 @@ from pydantic import Field, PositiveFloat, PositiveInt, ValidationInfo, field_va
 from bench.profiles.base import Strict
 
 CLASSICAL_DICE_READER = "classical"
-"""The pip-counting dice reader (:mod:`vision.dice`)."""
+"""The pip-counting dice reader of earlier versions of the bench, since removed: a profile read back from an older
+run's journal may name it (:mod:`reports.run_data` still reports it); a profile loaded for a run may not."""
 STAGED_DICE_READER = "staged"
 """The staged dice reader with the bench's own per-die model at its model card's threshold: the default."""
 PROFILE_FILE_CONTEXT = "profile_file"
@@ -100,24 +101,29 @@ class CameraConnection(Strict):
     simulation: CameraSimulation | None = None
     dice_reader: str = STAGED_DICE_READER
     """Dice cameras: the reader of every frame. ``"staged"`` (the default) is the staged reader with the bench's
-    own per-die model at its model card's threshold; ``"classical"`` counts pips (:mod:`vision.dice`); a path
-    to a reader configuration (``.json``, written by ``bench calibrate dice``; relative to the profile file)
-    is the staged reader as that file sets it. Loaded as the profile is, the path is made absolute (and, for a
-    run, must name a file); the file's content is checked before a run starts and whenever the rig builds the
-    reader (:func:`bench.rig_cameras.check_dice_readers`)."""
+    own per-die model at its model card's threshold; a path to a reader configuration (``.json``, written by
+    ``bench calibrate dice``; relative to the profile file) is the staged reader as that file sets it. Loaded as
+    the profile is, the path is made absolute (and, for a run, must name a file); the file's content is checked
+    before a run starts and whenever the rig builds the reader (:func:`bench.rig_cameras.check_dice_readers`).
+    ``"classical"``, the pip-counting reader of earlier versions, is refused for a run and accepted only in a
+    profile read back from an older run's journal (:data:`CLASSICAL_DICE_READER`)."""
 
     @field_validator("dice_reader")
     @classmethod
     def _dice_reader_named(cls, value: str, info: ValidationInfo) -> str:
         """A reader's name, or the path of a reader configuration (relative to the profile file; for a run, one
-        that exists)."""
+        that exists). The removed classical reader only in a profile read back from an older run's journal."""
+        context = info.context or {}
+        if value == CLASSICAL_DICE_READER and context.get(CHECK_FILES_CONTEXT):
+            raise ValueError(f"the {CLASSICAL_DICE_READER!r} (pip-counting) reader is no longer part of the bench: "
+                             f"use {STAGED_DICE_READER!r} (the default) or a reader configuration from "
+                             "'bench calibrate dice'")
         if value in (CLASSICAL_DICE_READER, STAGED_DICE_READER):
             return value
         if not value.strip() or Path(value).suffix.lower() != ".json":
-            raise ValueError(f"{value!r} is neither {CLASSICAL_DICE_READER!r}, {STAGED_DICE_READER!r} nor the "
-                             "path of a reader configuration (.json, from 'bench calibrate dice')")
+            raise ValueError(f"{value!r} is neither {STAGED_DICE_READER!r} nor the path of a reader configuration "
+                             "(.json, from 'bench calibrate dice')")
         path = Path(value).expanduser()
-        context = info.context or {}
         profile_file = context.get(PROFILE_FILE_CONTEXT)
         if not path.is_absolute() and profile_file is not None:
             path = Path(profile_file).parent / path
@@ -133,7 +139,8 @@ class CameraConnection(Strict):
 
     @property
     def staged_dice_reader(self) -> bool:
-        """Whether the dice are read by the staged reader (the bench's own, or as a configuration sets it)."""
+        """Whether the dice are read by the staged reader (the bench's own, or as a configuration sets it): always,
+        but in a profile read back from an older run's journal that names the removed classical reader."""
         return self.dice_reader != CLASSICAL_DICE_READER
 
     @property

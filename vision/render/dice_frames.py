@@ -4,19 +4,17 @@
 realistic nuisance) and :func:`frames` draws a run of them from a seed; :func:`clean_frame` and
 :func:`fault_frame` rebuild one of them by its seed and index, so that a frame the benchmark reports can
 be pinned in a test, starting from the generator state stored nearest before it
-(:mod:`vision.render.dice_frame_states`) rather than rendering every frame before it. :func:`reader_config`
-is the reader's configuration as the bench sets it up for the frame's table.
+(:mod:`vision.render.dice_frame_states`) rather than rendering every frame before it. :func:`told_edge_px` and
+:func:`side_share` are what the bench tells the reader of the frame's table and camera.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Iterator
 
 import numpy as np
 
-from vision.dice_types import DiceReaderConfig
 from vision.render import dice_frame_states
 from vision.render.dice import FAULTS, DiceTruth, DieStyle, random_dice_scene, render_dice
 from vision.render.nuisance import Nuisance
@@ -35,14 +33,17 @@ CLEAN_FRAMES = 2000
 FAULT_FRAMES = 200
 
 
-def reader_config(truth: DiceTruth, **changes: object) -> DiceReaderConfig:
-    """The reader as the bench sets it up for a frame's table: dice per throw, arena, die size from the calibrated
-    scale (+-20 %), and the camera's height over the table in die edges when it looks straight down."""
+def told_edge_px(truth: DiceTruth) -> tuple[float, float]:
+    """The smallest and largest edge of a die in the frame, px, as the bench tells the reader: the calibrated
+    scale's edge, +-20 %."""
     edge = truth.edge_mm * truth.px_per_mm
-    height = None if truth.overhead_camera_mm is None else truth.overhead_camera_mm / truth.edge_mm
-    base = DiceReaderConfig(expected_dice=truth.expected_dice, arena=truth.arena_px, die_edge_px=(0.8 * edge, 1.2 * edge),
-                            camera_height_edges=height)
-    return dataclasses.replace(base, **changes)
+    return 0.8 * edge, 1.2 * edge
+
+
+def side_share(truth: DiceTruth) -> float:
+    """The widest side face a flat die shows the frame's camera, as a share of its edge: 0.12 for the camera
+    looking straight down, 0.45 for the low camera in front of the table."""
+    return 0.12 if truth.overhead_camera_mm is not None else 0.45
 
 
 def frame(rng: np.random.Generator, index: int, faults: tuple[str, ...] = ()) -> tuple[str, np.ndarray, DiceTruth]:
