@@ -392,3 +392,54 @@ def test_one_die_read_in_two_bodies_is_never_two_dice() -> None:
                        SceneSettings(expected_dice=2)).accepted
     with pytest.raises(ValueError, match="apart_share"):
         SceneSettings(apart_share=0.0)
+
+
+def _shadow_scene(shade_share: float = 1.0, die_at: tuple[float, float] = (40.0, 40.0), size: int = 36):
+    """A frame of 320 x 240 px: a die read at ``die_at`` in a body of its own, and a body of ``size`` px square at
+    (200, 130) in which no die is read, ``shade_share`` of its pixels shade (a die's shadow,
+    :attr:`BodyPixels.shade`)."""
+    frame, bodies = die_frame([die_at])
+    frame[112:148, 182:218] = (25, 70, 25)  # darker than the cloth, of its colour
+    mask = np.ones((size, size), bool)
+    shade = np.zeros_like(mask)
+    shade.flat[:round(shade_share * mask.size)] = True
+    shadow = BodyPixels(mask, (200 - size // 2, 130 - size // 2), shade=shade)
+    explanations = [explained(read(*die_at, 2)), BodyExplanation((), "unexplained", "no die is read in it",
+                                                                 shadow.area_px, face_likelihood=0.01)]
+    return frame, [bodies[0], shadow], explanations
+
+
+FOUND_ARENA = np.array([[0, 0], [320, 0], [320, 240], [0, 240]], np.float32)
+
+
+def test_a_shadow_with_no_die_read_near_it_is_the_shadow_of_a_die_not_found() -> None:
+    """With a die too many on the table, one die unseen meets the game's count: a body that is a shadow, with no
+    die read within 1.5 edges of it, declines a frame that would be accepted; a die read beside it casts it."""
+    frame, bodies, explanations = _shadow_scene()
+    verdict = judge_scene(frame, bodies, explanations, EDGE, SceneSettings(expected_dice=1), found_arena=FOUND_ARENA)
+    assert verdict.decline is Decline.UNREADABLE
+    assert verdict.detail == ("a shadow at (200, 130) with no die read within 1.5 edges of it: the die casting it "
+                              "was not found")
+    frame, bodies, explanations = _shadow_scene(die_at=(200.0 - 1.4 * EDGE, 130.0))
+    assert judge_scene(frame, bodies, explanations, EDGE, SceneSettings(expected_dice=1),
+                       found_arena=FOUND_ARENA).accepted
+
+
+@pytest.mark.parametrize(("case", "shade_share", "size", "arena"), [
+    ("partly shade: a stain, no shadow", 0.7, 36, FOUND_ARENA),
+    ("a speck under a quarter of a die", 1.0, 18, FOUND_ARENA),
+    ("0.3 of an edge from the found arena's edge: vignetting", 1.0, 36,
+     np.array([[0, 0], [230, 0], [230, 240], [0, 240]], np.float32)),
+])
+def test_what_is_no_shadow_of_an_unseen_die_is_left_aside(case: str, shade_share: float, size: int,
+                                                           arena: np.ndarray) -> None:
+    frame, bodies, explanations = _shadow_scene(shade_share, size=size)
+    assert judge_scene(frame, bodies, explanations, EDGE, SceneSettings(expected_dice=1), found_arena=arena).accepted
+
+
+def test_a_frame_with_no_die_read_and_no_count_told_is_hidden() -> None:
+    frame, bodies = die_frame([(150, 120)])
+    empty = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px, face_likelihood=0.0)
+    verdict = judge_scene(frame, bodies, [empty], EDGE, SceneSettings())
+    assert verdict.decline is Decline.HIDDEN and verdict.detail == "no die is read in the frame"
+    assert judge_scene(frame, [], [], EDGE, SceneSettings()).decline is Decline.HIDDEN

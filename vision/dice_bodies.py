@@ -434,7 +434,8 @@ def _arena(features: np.ndarray, dice: np.ndarray, cfg: DiceStageConfig
     """The table's colour and the arena's convex polygon (working px; ``None`` for the whole frame).
 
     The arena is the largest connected stretch of table (pixels not in ``dice``, uint8 nonzero off the table):
-    a tray's wall, a cloth's border line, the desk's edge bound it; its convex hull takes in the dice on it.
+    a tray's wall, a cloth's border line, the desk's edge bound it; its convex hull takes in the dice on it. With
+    it go the stretches that dice and their shadows wall off from it (:func:`_walled_off`).
     The cells straddling the arena's edge mix the table with what is beyond it, so the stretch stops half a
     cell or more short of the edge: it is grown back by half a cell. A stretch under ``min_arena_share`` of the
     frame (or all of it) is not taken: the whole frame is the arena.
@@ -452,10 +453,26 @@ def _arena(features: np.ndarray, dice: np.ndarray, cfg: DiceStageConfig
     share = stats[largest, cv2.CC_STAT_AREA] / float(half[0] * half[1])
     if not cfg.min_arena_share <= share < cfg.whole_frame_share:
         return (colour[0], colour[1], colour[2]), None
+    walled_off = _walled_off(stats, largest, half, cfg.walled_off_share)
+    if walled_off.size:
+        stretch = cv2.bitwise_or(stretch, np.isin(labels, walled_off).astype(np.uint8) * 255)
     grown = cv2.dilate(stretch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (cfg.table_cell_px // 2 + 1,) * 2))
     outline, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(np.concatenate(outline)).reshape(-1, 2) * 2 + 1
     return (colour[0], colour[1], colour[2]), hull
+
+
+def _walled_off(stats: np.ndarray, largest: int, size: tuple[int, int], share: float) -> np.ndarray:
+    """The labels of the stretches of table (``stats`` of their connected components over an image of ``size``)
+    that do not reach the image's edge and cover at least ``share`` of the ``largest`` one: corners of the arena
+    walled off by dice and their shadows (:attr:`vision.dice_stage_config.DiceStageConfig.walled_off_share`)."""
+    left, top = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    right, bottom = left + stats[:, cv2.CC_STAT_WIDTH], top + stats[:, cv2.CC_STAT_HEIGHT]
+    inside = (left > 0) & (top > 0) & (right < size[0]) & (bottom < size[1])
+    large = stats[:, cv2.CC_STAT_AREA] >= share * stats[largest, cv2.CC_STAT_AREA]
+    chosen = inside & large
+    chosen[0] = chosen[largest] = False  # the background label (off the table) and the largest stretch itself
+    return np.flatnonzero(chosen)
 
 
 def _die_edge(regions: list[tuple[np.ndarray, list[np.ndarray], float]], scale: float, frame_size: tuple[int, int],

@@ -140,6 +140,9 @@ class ExplainedFrame:
     """Squares read for the frame: both looks, at every size it was explained at, and the size probes."""
     size_source: SizeSource = SizeSource.BODIES
     """Where ``die_edge_px`` came from."""
+    arena_px: np.ndarray | None = None
+    """The arena the first stage found (:attr:`vision.dice_bodies.Bodies.arena_px`), within which it looked for
+    bodies."""
 
     @property
     def dice(self) -> list[DieReading]:
@@ -197,7 +200,7 @@ class StagedDiceReader:
         explanations = confirm_dice(looked.explanations, lambda squares: read_squares(frame, squares, reader),
                                     self.confirmation)
         return ExplainedFrame(found.die_edge_px, looked.bodies, explanations,
-                              sum(len(readings) for readings in looked.readings))
+                              sum(len(readings) for readings in looked.readings), arena_px=found.arena_px)
 
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame. A frame declined at a size the bench did not tell is read again at the larger
@@ -227,7 +230,8 @@ class StagedDiceReader:
                ) -> tuple[SceneVerdict, str | None]:
         """The scene's verdict on ``explained`` (stage 5), and the lean model's hash when it judged the dice."""
         lean = self._lean(frame, explained.explanations) if scene.leaning_check else None
-        verdict = judge_scene(frame, explained.bodies, explained.explanations, explained.die_edge_px, scene, lean)
+        verdict = judge_scene(frame, explained.bodies, explained.explanations, explained.die_edge_px, scene, lean,
+                              found_arena=explained.arena_px)
         return verdict, None if lean is None else lean.model_sha256
 
     def _lean(self, frame: np.ndarray, explanations: Sequence[BodyExplanation]) -> LeanJudgement:

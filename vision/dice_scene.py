@@ -25,7 +25,9 @@ unexplained. This stage gives the frame's verdict, declining it when
   two dice to count (``unreadable``);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
   the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
-  target's marker, the lit floor) is not judged: were it a die, the count would be short.
+  target's marker, the lit floor) is not judged: were it a die, the count would be short;
+- a body that is a shadow has no die read near it (``unreadable``): the die casting it was not found;
+- no die is read at all, the reader told no count (``hidden``): an empty table is no throw.
 
 A body in which no die is read, where the reader is sure no square holds a face and the proposal stage saw
 few pips, shows no die (a die's shadow, a stain, a glare spot on the cloth, an object at the frame's edge):
@@ -51,7 +53,7 @@ from vision.dice_pip_spots import pip_sized_spots
 from vision.die_crop import DieSquare
 
 DECLINE_ORDER = (Decline.STACKED, Decline.COCKED, Decline.MOTION, Decline.GLARE, Decline.OUTSIDE_ARENA,
-                 Decline.UNREADABLE, Decline.WRONG_COUNT)
+                 Decline.UNREADABLE, Decline.WRONG_COUNT, Decline.HIDDEN)
 """Which reason a frame is declined for when several apply: the first in this order."""
 
 
@@ -110,6 +112,20 @@ class SceneSettings:
     """With a camera over the table, a die read that does not lie flat (the lean model's verdict,
     :class:`LeanJudgement`) declines the frame as cocked or stacked; an oblique camera (``leaning_check`` False)
     sees a flat die's side faces, which the lean model was not trained to tell from a leaning die's."""
+    shadow_share: float = 0.8
+    """A body in which no die is read, at least this share of it shade (darker than the table but of its colour,
+    :attr:`vision.dice_explanation.BodyPixels.shade`) and at least ``shadow_least_dice`` of a die's area, is a
+    shadow; one with no die read within ``caster_reach`` edges of its centre is the shadow of a die the stages did
+    not find (a white die on a pale cloth: its shadow stands out, the die does not). A frame that would be
+    accepted with it is declined (unreadable): with a die too many on the table, the game's count would be met
+    with one die unseen."""
+    shadow_least_dice: float = 0.25
+    caster_reach: float = 1.5
+    shadow_clearance: float = 1.5
+    """Only a shadow whose box lies this many edges or more inside the arena the first stage found counts: the dark
+    corners of a lens's vignetting and the shade of objects at the arena's edge lie nearer its edge (0.75 to 0.94
+    edges on the Byler photos, where they declined 7 of the test part's 20 frames otherwise accepted, and 1 of
+    matteop65's 18); the shadow of the white die on ivory cloth in tests/data/dice-frames lies 2.0 edges in."""
     pip_share: float = 0.18
     """A pip's diameter as a share of the die's edge (for the glare area)."""
     plain_leftovers: bool = True
@@ -248,6 +264,37 @@ def shows_no_die(body: BodyPixels, explanation: BodyExplanation, settings: Scene
     or a die smeared by its motion (:func:`smeared`)."""
     return (not explanation.dice and explanation.problem != "unreadable" and body.pips < settings.die_pips
             and explanation.face_likelihood < settings.die_likelihood)
+
+
+def casts_unseen_die(body: BodyPixels, dice: Sequence[DieReading], die_edge_px: float, settings: SceneSettings,
+                     found_arena: np.ndarray | None = None) -> bool:
+    """Whether a body in which no die is read is a shadow (``shadow_share`` of it shade, at least
+    ``shadow_least_dice`` of a die's area; its box ``shadow_clearance`` edges or more inside ``found_arena``, the
+    arena the first stage found) with no die of ``dice`` within ``caster_reach`` edges of its centre: the shadow of
+    a die the stages did not find (:attr:`SceneSettings.shadow_share`)."""
+    if body.shade is None or body.area_px < settings.shadow_least_dice * die_edge_px * die_edge_px:
+        return False
+    if np.count_nonzero(body.shade & body.mask) < settings.shadow_share * body.area_px:
+        return False
+    if found_arena is not None and not _well_inside(found_arena, body, settings.shadow_clearance * die_edge_px):
+        return False
+    x, y = _centre(body)
+    reach = settings.caster_reach * die_edge_px
+    return all(math.hypot(die.square.centre_px[0] - x, die.square.centre_px[1] - y) > reach for die in dice)
+
+
+def _well_inside(arena: np.ndarray, body: BodyPixels, clearance_px: float) -> bool:
+    """Whether every corner of the body's box lies ``clearance_px`` or more inside ``arena`` (a polygon, frame px)."""
+    x, y = body.origin
+    height, width = body.mask.shape
+    polygon = np.asarray(arena, np.float32).reshape(-1, 1, 2)
+    return all(cv2.pointPolygonTest(polygon, (float(cx), float(cy)), True) >= clearance_px
+               for cx in (x, x + width) for cy in (y, y + height))
+
+
+def _unseen_caster(body: BodyPixels, settings: SceneSettings) -> str:
+    return (f"a shadow at {_where(body)} with no die read within {settings.caster_reach:g} edges of it: the die "
+            "casting it was not found")
 
 
 def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> float | None:
@@ -441,9 +488,11 @@ def _overlapping(dice: Sequence[DieReading], apart_share: float) -> list[str]:
 
 
 def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: Sequence[BodyExplanation],
-                die_edge_px: float, settings: SceneSettings, lean: LeanJudgement | None = None) -> SceneVerdict:
+                die_edge_px: float, settings: SceneSettings, lean: LeanJudgement | None = None,
+                found_arena: np.ndarray | None = None) -> SceneVerdict:
     """The frame's verdict from its bodies and their explanations (see the module's checks); ``lean``: the lean
-    model's verdict on the dice read, when the reader has one."""
+    model's verdict on the dice read, when the reader has one; ``found_arena``: the arena the first stage found
+    (frame px), within which a shadow counts (:attr:`SceneSettings.shadow_clearance`)."""
     if len(bodies) != len(explanations):
         raise ValueError(f"{len(bodies)} bodies but {len(explanations)} explanations")
     declines: list[tuple[Decline, str]] = []
@@ -477,6 +526,11 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
                             for body, ratio in moving)
         else:
             declines.append((Decline.WRONG_COUNT, f"{len(dice)} dice read, the game throws {settings.expected_dice}"))
+    if not declines:
+        declines.extend((Decline.UNREADABLE, _unseen_caster(body, settings))
+                        for body in no_die if casts_unseen_die(body, dice, die_edge_px, settings, found_arena))
+    if not declines and not dice:  # told no count (every die in view is read): a frame without one is no throw
+        declines.append((Decline.HIDDEN, "no die is read in the frame"))
     ordered = sorted(dice, key=lambda die: (round(die.square.centre_px[0]), round(die.square.centre_px[1])))
     if declines:
         reason = min((decline for decline, _ in declines), key=DECLINE_ORDER.index)

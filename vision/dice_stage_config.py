@@ -48,6 +48,11 @@ class DiceStageConfig:
     min_arena_share: float = 0.15
     """An arena (the largest connected stretch of table) covering less of the frame than this is not trusted:
     the whole frame is taken instead."""
+    walled_off_share: float = 0.005
+    """A stretch of table that does not reach the frame's edge, of at least this share of the largest stretch, is
+    part of the arena too: a corner of the table that dice and their shadows wall off from the rest (a die lying
+    in it, beyond the largest stretch's hull, would otherwise be no body: with a die too many on the table, the
+    game's count would be met with one die unseen). The table beyond the arena's rail reaches the frame's edge."""
 
     # ---- bodies
     largest_pip_share: float = 0.035
