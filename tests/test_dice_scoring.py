@@ -30,9 +30,10 @@ def test_each_label_is_matched_once_to_the_nearest_reported_die() -> None:
     read = ImageRead("a.jpg", (ReportedDie((205.0, 98.0), 5), ReportedDie((102.0, 101.0), 2),
                                ReportedDie((600.0, 50.0), 1)))
     tally = score([(labels, read)])
-    assert (tally.labelled, tally.correct, tally.wrong, tally.not_read) == (3, 1, 1, 1)
+    assert (tally.labelled, tally.correct, tally.not_read) == (3, 1, 1)
     assert tally.confusion[2, 1] == 1 and tally.confusion[4, 4] == 1
     assert tally.declined == {MISSED: 1} and tally.reads_without_label == 1
+    assert (tally.accepted, tally.wrong) == (3, 2)  # the 3 read as a 2, and the 1 read where no label is
     assert tally.disagreements == ["a.jpg: 3 at line 1 read 2, 6 at line 3: missed, 1 read(s) with no label"]
 
 
@@ -62,6 +63,19 @@ def _read(decline: Decline | None) -> StagedRead:
 def test_a_declined_frame_reports_no_outcome() -> None:
     assert image_read_of("x", _read(Decline.COCKED)) == ImageRead("x", (), "cocked")
     assert image_read_of("y", _read(None)).dice == (ReportedDie((10.0, 10.0), 3, None, 0.9),)
+
+
+def test_a_die_read_where_no_label_is_is_a_wrong_read() -> None:
+    """A die read twice, or read where none lies, in an accepted frame: an accepted read, and a wrong one (in a game,
+    a wrong count or a face no die shows), printed with the other wrong reads."""
+    labels = [label(4, 100, 100), label(2, 300, 100)]
+    read = ImageRead("phantom.jpg", (ReportedDie((100.0, 100.0), 4), ReportedDie((300.0, 100.0), 2),
+                                     ReportedDie((500.0, 300.0), 5)))
+    tally = score([(labels, read)])
+    assert (tally.correct, tally.accepted, tally.wrong, tally.reads_without_label) == (2, 3, 1, 1)
+    assert tally.wrong_per_1000 == pytest.approx(1000 / 3)
+    assert "  read wrong             1    50.0%  (1 with no label)" in score_lines(tally, "photos")
+    assert tally.to_json()["wrong"] == 1
 
 
 def test_the_wrong_rate_is_bounded_honestly() -> None:

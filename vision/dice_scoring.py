@@ -10,7 +10,8 @@ benchmarks print the same figures from the same rules:
 - A matched die read as a face counts in the confusion (right or wrong); a matched die declined counts as
   declined with its reason; a labelled die nothing matches is declined with the frame's reason when the frame
   was declined as a whole, else *missed* (the reader did not see it).
-- A die read where no label is ("read with no label") is counted apart: in a game it would be a wrong count.
+- A die read in an accepted frame where no label is ("read with no label": a die read twice, or a die read where
+  none lies) is an accepted read and a wrong one: in a game it would give a wrong count, or a face no die shows.
 
 Wrong reads per 1,000 accepted are given with the upper end of the Clopper-Pearson 95 % interval: 0 wrong of
 300 accepted bounds the rate at 12 per 1,000, not 0.
@@ -84,10 +85,12 @@ class DiceScore:
 
     @property
     def accepted(self) -> int:
-        return int(self.confusion.sum())
+        """Dice read as a face in accepted frames: the labelled dice read, and the reads where no label is."""
+        return int(self.confusion.sum()) + self.reads_without_label
 
     @property
     def wrong(self) -> int:
+        """Labelled dice read as another face, and the reads where no label is."""
         return self.accepted - self.correct
 
     @property
@@ -201,11 +204,11 @@ def score_lines(tally: DiceScore, title: str) -> list[str]:
     lines = [head,
              f"  labelled dice     {tally.labelled:6d}",
              f"  read correctly    {tally.correct:6d}  {tally.share(tally.correct):7.1%}",
-             f"  read wrong        {tally.wrong:6d}  {tally.share(tally.wrong):7.1%}",
+             f"  read wrong        {tally.wrong:6d}  {tally.share(tally.wrong):7.1%}"
+             + (f"  ({tally.reads_without_label} with no label)" if tally.reads_without_label else ""),
              f"  not read          {tally.not_read:6d}  {tally.share(tally.not_read):7.1%}",
              f"  wrong per 1,000 accepted: {tally.wrong_per_1000:.1f} (95 % upper bound "
              + f"{tally.wrong_upper_per_1000:.1f})",
-             f"  reads with no label: {tally.reads_without_label}",
              "  confusion (rows: label; columns: read 1..6, then not read):",
              "         " + " ".join(f"{face:>5d}" for face in range(1, 7)) + "   none"]
     for face in range(1, 7):
