@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from vision.measure import (
+    EDGE_LOCATION_PX,
     LIMITS,
     Measurement,
     Verdict,
@@ -184,6 +185,17 @@ def test_red_die_on_green_felt_measured_in_colour() -> None:
     body = (quad.mean(axis=0) + 0.3 * ((quad[0] + quad[1]) / 2 - quad.mean(axis=0))).round().astype(int)
     felt = (quad.mean(axis=0) + 1.3 * ((quad[0] + quad[1]) / 2 - quad.mean(axis=0))).round().astype(int)
     assert abs(grey[body[1], body[0]] - grey[felt[1], felt[0]]) < 15   # the grey image alone barely shows it
+
+
+def test_each_width_carries_the_edge_location_of_its_two_sides() -> None:
+    """Each across-flats width states ``EDGE_LOCATION_PX`` for each of its two sides' lines, in mm at the die's
+    scale (5 px/mm here: 0.14 px is 0.028 mm a side, 0.040 mm for the width), within the combined uncertainty."""
+    rng = np.random.default_rng(4)
+    image, truth = reference_scene(rng, "die", Nuisance(noise_sigma=2.0), px_per_mm=5.0)
+    scale = PlaneScale.from_image(image, truth.spec)
+    for m in measure_die_edges(image, scale, [truth.outline_px]):
+        assert m.components["edge-location"] == pytest.approx(EDGE_LOCATION_PX * np.sqrt(2) / 5.0, rel=0.05)
+        assert m.standard_uncertainty_mm >= m.components["edge-location"]
 
 
 def test_verdicts_follow_the_true_size() -> None:
