@@ -140,7 +140,7 @@ class CameraConnection(Strict):
     @property
     def staged_dice_reader(self) -> bool:
         """Whether the dice are read by the staged reader (the bench's own, or as a configuration sets it): always,
-        but in a profile read back from an older run's journal that names the removed classical reader."""
+        except in a profile read back from an older run's journal that names the removed classical reader."""
         return self.dice_reader != CLASSICAL_DICE_READER
 
     @property
