@@ -1,11 +1,11 @@
 """Keep the readers' freed working memory in the process between frames (glibc's allocator).
 
-Reading a frame allocates working arrays of a few hundred kB each (the half-resolution masks and float planes of
-the segmentation, the patches' planes) and frees them when the read ends. By default glibc hands blocks of that
-size back to the operating system: it maps them apart from the heap (above its mmap threshold) or trims them off
-the heap's top, and the next frame faults the same memory in again, zero-filled. Measured on the dice benchmark's
-640 x 480 frames: from 1 to 505 page faults per frame depending on the run, costing up to 0.85 ms of system time
-per frame (a read takes about 5 ms). With the mmap threshold at 16 MiB and the trim threshold at 64 MiB the heap
+Reading a frame allocates working arrays of a few hundred kB each (the working-resolution masks and float planes,
+the patches' planes) and frees them when the read ends. By default glibc hands blocks of that size back to the
+operating system: it maps them apart from the heap (above its mmap threshold) or trims them off the heap's top, and
+the next frame faults the same memory in again, zero-filled. Measured on the dice benchmark's 640 x 480 frames with
+the pip-counting reader of the time (since removed; a read took about 5 ms): from 1 to 505 page faults per frame
+depending on the run, costing up to 0.85 ms of system time per frame. With the mmap threshold at 16 MiB and the trim threshold at 64 MiB the heap
 keeps those blocks: no page fault per frame.
 
 The setting is process-wide: the process keeps up to 64 MiB of freed memory instead of returning it, and blocks of
