@@ -324,3 +324,18 @@ def test_the_face_centre_vote_agrees_with_comparing_every_pair(seed: int) -> Non
         assert len(found) == len(expected) and expected
         assert np.allclose(found, expected, atol=1e-3)
     assert _symmetry_centres(np.zeros((1, 2), np.float32), edge, cfg) == []
+
+
+def test_a_thin_strip_along_the_frame_s_edge_is_opened_out_like_any_strip() -> None:
+    """A rim's edge the frame cuts (a tray's lip along its bottom) is a strip narrower than a die like a strip inside
+    the frame: the opening that drops strips treats what lies beyond the frame as table, not as more strip, so it is
+    no body (before, it stayed one and was judged a smeared die)."""
+    image = table()
+    image[472:, 60:580] = (30, 30, 30)  # 8 px of a dark rim along the frame's bottom edge
+    dice = [((200.0, 200.0), 3), ((420.0, 300.0), 6)]
+    for centre, face in dice:
+        draw_die(image, centre, 44.0, face)
+    bodies = find_bodies(image)
+    assert len(bodies.bodies) == len(dice)
+    for body, (centre, _) in zip(sorted(bodies.bodies, key=lambda b: b.centre_px[0]), dice, strict=True):
+        assert math.dist(body.centre_px, centre) < 0.2 * 44.0

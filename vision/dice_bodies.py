@@ -206,7 +206,7 @@ def _separated(mask: np.ndarray, regions: list[tuple[np.ndarray, list[np.ndarray
     strip = round(cfg.strip_opening_share * edge)
     if strip >= 2:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (strip | 1, strip | 1))
-        mask = _filled(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), die_hole)
+        mask = _filled(opened(mask, kernel), die_hole)
     if faces:
         cv2.fillPoly(mask, faces, 255)
     regions = _regions(mask)
@@ -319,7 +319,14 @@ def _peeled(mask: np.ndarray, regions: list[tuple[np.ndarray, list[np.ndarray], 
     cv2.drawContours(region, sprawling, -1, 255, thickness=cv2.FILLED)
     region = cv2.bitwise_and(region, mask)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
-    return cv2.bitwise_or(cv2.bitwise_xor(mask, region), cv2.morphologyEx(region, cv2.MORPH_OPEN, kernel))
+    return cv2.bitwise_or(cv2.bitwise_xor(mask, region), opened(region, kernel))
+
+
+def opened(mask: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """``mask`` opened by ``kernel``, what lies beyond the frame taken as table: a strip the frame's edge cuts (a
+    tray's lip along it) is opened out like any other strip. (OpenCV's default border would erode nothing from
+    the frame's side, and such a strip would stay a body, judged a smeared die.)"""
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float]]:
