@@ -105,3 +105,15 @@ def test_the_dice_model_s_edge_definition_is_declared_in_millimetres_and_checked
     assert isinstance(loaded, DiceTableEquipment) and loaded.options.edge_definition_mm == 0.098
     for bad in ("-0.1", "2.5"):
         assert "edge_definition_mm" in _error(tmp_path, declared % bad)
+
+
+def test_the_measurement_benchmark_declares_the_edge_definition_the_simulated_dice_s_profiles_do() -> None:
+    """benchmarks/measure_accuracy.py's cross-check on the rendered dice declares, for each die, the edge definition a
+    lab would: for the simulated dice's 14 mm, the 0.098 mm the built-in profiles declare."""
+    from benchmark_scripts import load_benchmark
+
+    declared = load_benchmark("measure_accuracy").declared_edge_definition_mm
+    dice = load_profile("sim")[0].equipment["dice"]
+    assert isinstance(dice, DiceTableEquipment)
+    assert declared(14.0) == pytest.approx(dice.options.edge_definition_mm, abs=5e-4)
+    assert declared(19.0) > declared(14.0) > declared(12.0) > 0
