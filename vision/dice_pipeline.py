@@ -205,7 +205,8 @@ class StagedDiceReader:
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame. A frame declined at a size the bench did not tell is read again at the larger
         sizes of ``size_from_reads.declined_shares`` (:mod:`vision.dice_size_from_reads`); the first such read
-        accepted is the frame's, else the first read's decline stands."""
+        accepted that keeps every die the first read saw (:func:`lost_in`) is the frame's, else the first read's
+        decline stands."""
         frame = check_image(frame)
         scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
         if scene.leaning_check and self.lean is None:
@@ -220,7 +221,7 @@ class StagedDiceReader:
                 again = replace(self, stages=stages).explain(frame)
                 readings += again.readings
                 judged, sha256 = self._judge(frame, again, scene)
-                if judged.accepted:
+                if judged.accepted and lost_in(explained, judged.dice) is None:
                     explained, verdict, lean_sha256, source = again, judged, sha256, SizeSource.AFTER_DECLINE
                     break
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
@@ -245,6 +246,31 @@ class StagedDiceReader:
         return LeanJudgement({square: (float(a), float(b), float(c)) for square, (a, b, c) in zip(squares, rows,
                                                                                                  strict=True)},
                              self.lean.threshold, self.lean.sha256)
+
+
+UNREADABLE_KEPT_SHARE = 0.5
+"""A body the first read found unreadable is kept by a later read whose dice cover at least this share of it."""
+
+
+def lost_in(first: ExplainedFrame, dice: Sequence[DieReading]) -> str | None:
+    """Where ``dice`` (a read at a larger size) lose a die ``first`` saw, or None: each die ``first`` read surely must
+    have its centre in one of their squares, and each body ``first`` found unreadable (a die read there, then
+    declined) must lie at least :data:`UNREADABLE_KEPT_SHARE` under them. A frame read again at a larger size loses
+    its smaller dice as specks (dice of several sizes, or one die far smaller than the others): without the game's
+    count such a read would be accepted with a die missing."""
+    squares = [die.square for die in dice]
+    outlines = [square.corners().astype(np.float32) for square in squares]
+    for body, explanation in zip(first.bodies, first.explanations, strict=True):
+        for die in explanation.dice:
+            centre = (float(die.square.centre_px[0]), float(die.square.centre_px[1]))
+            if not any(cv2.pointPolygonTest(outline, centre, False) >= 0 for outline in outlines):
+                return f"the die read {die.face} at ({centre[0]:.0f}, {centre[1]:.0f}) px"
+        if explanation.problem == "unreadable" and \
+                np.count_nonzero(body.under(squares)) < UNREADABLE_KEPT_SHARE * body.area_px:
+            rows, columns = np.nonzero(body.mask)
+            return (f"the unreadable body at ({body.origin[0] + columns.mean():.0f}, "
+                    f"{body.origin[1] + rows.mean():.0f}) px")
+    return None
 
 
 @dataclass
