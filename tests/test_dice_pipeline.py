@@ -166,7 +166,9 @@ def test_a_frame_read_again_at_a_larger_size_is_not_accepted_with_a_die_missing(
 
     losing = ReadAgain(SpotCounter(), confirmation=UPRIGHT, side_share=0.45, again=tuple(both))
     read = losing.read(frame)
-    assert read.decline is Decline.UNREADABLE and read.detail == "the small die reads 1, then not"
+    assert read.decline is Decline.UNREADABLE
+    assert read.detail == ("the small die reads 1, then not; read again at 52.0 px the frame loses the unreadable body "
+                           "at (250, 180) px")
     keeping = dataclasses.replace(losing, again=(*both, _sure((250, 180), 40, 1)))
     read = keeping.read(frame)
     assert read.accepted and read.faces == (1, 3, 6) and read.size_source is SizeSource.AFTER_DECLINE

@@ -221,9 +221,13 @@ class StagedDiceReader:
                 again = replace(self, stages=stages).explain(frame)
                 readings += again.readings
                 judged, sha256 = self._judge(frame, again, scene)
-                if judged.accepted and lost_in(explained, judged.dice) is None:
+                lost = lost_in(explained, judged.dice) if judged.accepted else None
+                if judged.accepted and lost is None:
                     explained, verdict, lean_sha256, source = again, judged, sha256, SizeSource.AFTER_DECLINE
                     break
+                if lost is not None:  # the evidence says why the read that accepted the frame was not taken
+                    verdict = replace(verdict, detail=f"{verdict.detail}; read again at {again.die_edge_px:.1f} px "
+                                                      f"the frame loses {lost}")
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
                           readings, lean_sha256, explained.die_edge_px, source)
 
