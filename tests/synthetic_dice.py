@@ -7,13 +7,21 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.dice_explanation import BodyPixels
+from vision.dice_explanation import BodyPixels, DieReading
+from vision.die_crop import DieSquare
 
 PIP_OFFSETS = {1: ((0, 0),), 2: ((-10, -10), (10, 10)), 3: ((-10, -10), (0, 0), (10, 10)),
                4: ((-10, -10), (10, -10), (-10, 10), (10, 10)),
                5: ((-10, -10), (10, -10), (0, 0), (-10, 10), (10, 10)),
                6: ((-10, -10), (10, -10), (-10, 0), (10, 0), (-10, 10), (10, 10))}
 """Pip centres of each face on a die of 40 px, relative to its centre."""
+
+
+def sure_reading(face: int, centre: tuple[float, float], edge: float) -> DieReading:
+    """A reading of ``face`` with probability 1 from the upright square of ``edge`` px at ``centre``."""
+    probabilities = [0.0] * 7
+    probabilities[face - 1] = 1.0
+    return DieReading(DieSquare(centre, edge), tuple(probabilities))
 
 
 def die_frame(centres: list[tuple[float, float]], blur: int = 0, faces: list[int] | None = None

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from synthetic_dice import LeansAt, SpotCounter, die_frame
+from synthetic_dice import LeansAt, SpotCounter, die_frame, sure_reading
 
 from vision.declines import Decline
 from vision.dice_confirmation import ConfirmationSettings
@@ -21,7 +21,6 @@ from vision.dice_pipeline import ExplainedFrame, StagedDiceReader, lost_in
 from vision.dice_scene import SceneSettings, SceneVerdict
 from vision.dice_size_from_reads import SizeSource
 from vision.dice_stage_config import DiceStageConfig
-from vision.die_crop import DieSquare
 
 UPRIGHT = ConfirmationSettings(turns=())
 """The stand-in reader counts spots in an upright crop's middle, so it does not read a turned square as the learned
@@ -118,25 +117,19 @@ def test_every_read_names_the_size_it_was_explained_at_and_where_that_size_came_
     assert told.accepted and told.size_source is SizeSource.TOLD and 30.0 <= told.die_edge_px <= 50.0
 
 
-def _sure(centre: tuple[float, float], edge: float, face: int) -> DieReading:
-    probabilities = [0.0] * 7
-    probabilities[face - 1] = 1.0
-    return DieReading(DieSquare(centre, edge), tuple(probabilities))
-
-
 def test_a_later_read_that_loses_a_die_the_first_read_saw_is_named() -> None:
     """lost_in: each die read surely must keep its centre under a later read's square, and each body found unreadable
     must lie at least half under them."""
     _, bodies = die_frame([(60, 60), (160, 120), (250, 180)], faces=[3, 6, 1])
-    first = ExplainedFrame(40.0, bodies, [BodyExplanation((_sure((60, 60), 40, 3),)),
-                                          BodyExplanation((_sure((160, 120), 40, 6),)),
+    first = ExplainedFrame(40.0, bodies, [BodyExplanation((sure_reading(3, (60, 60), 40),)),
+                                          BodyExplanation((sure_reading(6, (160, 120), 40),)),
                                           BodyExplanation((), "unreadable", "a die read, then declined")], 3)
-    kept = [_sure((62, 58), 52, 3), _sure((158, 121), 52, 6), _sure((250, 180), 52, 1)]
+    kept = [sure_reading(3, (62, 58), 52), sure_reading(6, (158, 121), 52), sure_reading(1, (250, 180), 52)]
     assert lost_in(first, kept) is None
     assert lost_in(first, kept[1:]) == "the die read 3 at (60, 60) px"
     assert lost_in(first, kept[:2]) == "the unreadable body at (250, 180) px"
-    assert lost_in(first, kept[:2] + [_sure((250, 200), 52, 1)]) is None  # 30 of its 40 rows under the square
-    assert lost_in(first, kept[:2] + [_sure((250, 215), 52, 1)]) is not None  # under half of it
+    assert lost_in(first, kept[:2] + [sure_reading(1, (250, 200), 52)]) is None  # 30 of its 40 rows under the square
+    assert lost_in(first, kept[:2] + [sure_reading(1, (250, 215), 52)]) is not None  # under half of it
 
 
 def test_a_frame_read_again_at_a_larger_size_is_not_accepted_with_a_die_missing() -> None:
@@ -144,7 +137,7 @@ def test_a_frame_read_again_at_a_larger_size_is_not_accepted_with_a_die_missing(
     but loses a die the first read saw (a die far smaller than the others drops out as a speck) is not taken, and
     the first decline stands; one that keeps every die is."""
     frame, bodies = die_frame([(60, 60), (160, 120), (250, 180)], faces=[3, 6, 1])
-    both = [_sure((60, 60), 40, 3), _sure((160, 120), 40, 6)]
+    both = [sure_reading(3, (60, 60), 40), sure_reading(6, (160, 120), 40)]
     first = ExplainedFrame(40.0, bodies, [BodyExplanation((both[0],)), BodyExplanation((both[1],)),
                                           BodyExplanation((), "unreadable", "the small die reads 1, then not")], 3)
 
@@ -169,6 +162,6 @@ def test_a_frame_read_again_at_a_larger_size_is_not_accepted_with_a_die_missing(
     assert read.decline is Decline.UNREADABLE
     assert read.detail == ("the small die reads 1, then not; read again at 52.0 px the frame loses the unreadable body "
                            "at (250, 180) px")
-    keeping = dataclasses.replace(losing, again=(*both, _sure((250, 180), 40, 1)))
+    keeping = dataclasses.replace(losing, again=(*both, sure_reading(1, (250, 180), 40)))
     read = keeping.read(frame)
     assert read.accepted and read.faces == (1, 3, 6) and read.size_source is SizeSource.AFTER_DECLINE

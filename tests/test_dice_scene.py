@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from synthetic_dice import die_frame
+from synthetic_dice import die_frame, sure_reading
 
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
@@ -16,9 +16,7 @@ EDGE = 40.0
 
 
 def read(x: float, y: float, face: int = 5) -> DieReading:
-    probabilities = [0.0] * 7
-    probabilities[face - 1] = 1.0
-    return DieReading(DieSquare((x, y), EDGE), tuple(probabilities))
+    return sure_reading(face, (x, y), EDGE)
 
 
 def explained(*dice: DieReading) -> BodyExplanation:

@@ -102,6 +102,12 @@ class BodyPixels:
     def area_px(self) -> int:
         return int(np.count_nonzero(self.mask))
 
+    @property
+    def centre_px(self) -> tuple[float, float]:
+        """The centroid of the body's pixels in the frame (its ``origin`` when it has none)."""
+        ys, xs = np.nonzero(self.mask)
+        return (self.origin[0] + float(xs.mean()), self.origin[1] + float(ys.mean())) if xs.size else self.origin
+
     def covered_by(self, squares: Sequence[DieSquare]) -> np.ndarray:
         """bool, as ``mask``: the pixels of the body's box under any of ``squares`` (frame px), body or not."""
         covered = np.zeros(self.mask.shape, np.uint8)
@@ -179,10 +185,7 @@ def _where(square: DieSquare) -> str:
 
 def _within(inner: DieSquare, outer: DieSquare, share: float) -> bool:
     """Whether ``inner`` is at most ``share`` of ``outer``'s edge and its centre lies inside ``outer``."""
-    if inner.edge_px > share * outer.edge_px:
-        return False
-    contour = outer.corners().reshape(-1, 1, 2).astype(np.float32)
-    return cv2.pointPolygonTest(contour, (float(inner.centre_px[0]), float(inner.centre_px[1])), False) >= 0
+    return inner.edge_px <= share * outer.edge_px and outer.contains(inner.centre_px)
 
 
 def _part_reads(sure: Sequence[DieReading], share: float) -> set[int]:

@@ -221,13 +221,15 @@ class StagedDiceReader:
                 again = replace(self, stages=stages).explain(frame)
                 readings += again.readings
                 judged, sha256 = self._judge(frame, again, scene)
-                lost = lost_in(explained, judged.dice) if judged.accepted else None
-                if judged.accepted and lost is None:
+                if not judged.accepted:
+                    continue
+                lost = lost_in(explained, judged.dice)
+                if lost is None:
                     explained, verdict, lean_sha256, source = again, judged, sha256, SizeSource.AFTER_DECLINE
                     break
-                if lost is not None:  # the evidence says why the read that accepted the frame was not taken
-                    verdict = replace(verdict, detail=f"{verdict.detail}; read again at {again.die_edge_px:.1f} px "
-                                                      f"the frame loses {lost}")
+                # the evidence says why the read that accepted the frame was not taken
+                verdict = replace(verdict, detail=f"{verdict.detail}; read again at {again.die_edge_px:.1f} px the "
+                                                  f"frame loses {lost}")
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
                           readings, lean_sha256, explained.die_edge_px, source)
 
@@ -263,17 +265,15 @@ def lost_in(first: ExplainedFrame, dice: Sequence[DieReading]) -> str | None:
     its smaller dice as specks (dice of several sizes, or one die far smaller than the others): without the game's
     count such a read would be accepted with a die missing."""
     squares = [die.square for die in dice]
-    outlines = [square.corners().astype(np.float32) for square in squares]
     for body, explanation in zip(first.bodies, first.explanations, strict=True):
         for die in explanation.dice:
-            centre = (float(die.square.centre_px[0]), float(die.square.centre_px[1]))
-            if not any(cv2.pointPolygonTest(outline, centre, False) >= 0 for outline in outlines):
-                return f"the die read {die.face} at ({centre[0]:.0f}, {centre[1]:.0f}) px"
+            if not any(square.contains(die.square.centre_px) for square in squares):
+                x, y = die.square.centre_px
+                return f"the die read {die.face} at ({x:.0f}, {y:.0f}) px"
         if explanation.problem == "unreadable" and \
                 np.count_nonzero(body.under(squares)) < UNREADABLE_KEPT_SHARE * body.area_px:
-            rows, columns = np.nonzero(body.mask)
-            return (f"the unreadable body at ({body.origin[0] + columns.mean():.0f}, "
-                    f"{body.origin[1] + rows.mean():.0f}) px")
+            x, y = body.centre_px
+            return f"the unreadable body at ({x:.0f}, {y:.0f}) px"
     return None
 
 

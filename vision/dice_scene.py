@@ -243,7 +243,7 @@ def _grey(patch: np.ndarray) -> np.ndarray:
 
 
 def _where(body: BodyPixels) -> str:
-    x, y = _centre(body)
+    x, y = body.centre_px
     return f"({x:.0f}, {y:.0f})"
 
 
@@ -278,7 +278,7 @@ def casts_unseen_die(body: BodyPixels, dice: Sequence[DieReading], die_edge_px: 
         return False
     if found_arena is not None and not _well_inside(found_arena, body, settings.shadow_clearance * die_edge_px):
         return False
-    x, y = _centre(body)
+    x, y = body.centre_px
     reach = settings.caster_reach * die_edge_px
     return all(math.hypot(die.square.centre_px[0] - x, die.square.centre_px[1] - y) > reach for die in dice)
 
@@ -464,11 +464,6 @@ def _whole_face(square: DieSquare, die_edge_px: float) -> DieSquare:
     return DieSquare(square.centre_px, die_edge_px, square.angle_deg)
 
 
-def _centre(body: BodyPixels) -> tuple[float, float]:
-    ys, xs = np.nonzero(body.mask)
-    return (body.origin[0] + float(xs.mean()), body.origin[1] + float(ys.mean())) if xs.size else body.origin
-
-
 def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(arena, (float(point[0]), float(point[1])), False) >= 0
 
@@ -502,7 +497,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
     frame_dice = [die for explanation in explanations for die in explanation.dice]
     every_die_read = settings.expected_dice is not None and len(frame_dice) == settings.expected_dice
     for body, explanation in zip(bodies, explanations, strict=True):
-        if arena is not None and not explanation.dice and not _inside(arena, _centre(body)):
+        if arena is not None and not explanation.dice and not _inside(arena, body.centre_px):
             continue  # no die read beyond the arena (a target's marker, the lit floor): the count tells a die missed
         if shows_no_die(body, explanation, settings):
             no_die.append(body)

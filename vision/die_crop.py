@@ -42,6 +42,10 @@ class DieSquare:
         turn = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
         return (unit @ turn.T + np.asarray(self.centre_px, np.float64)).astype(np.float32)
 
+    def contains(self, point: tuple[float, float]) -> bool:
+        """Whether ``point`` (image px) lies in the square or on its outline."""
+        return cv2.pointPolygonTest(self.corners(), (float(point[0]), float(point[1])), False) >= 0
+
 
 def crop_transform(square: DieSquare, size_px: int, margin: float = CROP_MARGIN) -> np.ndarray:
     """The 2 x 3 affine map from frame pixels to the ``size_px`` crop of ``square`` with ``margin``."""

@@ -5,8 +5,8 @@ the patches' planes) and frees them when the read ends. By default glibc hands b
 operating system: it maps them apart from the heap (above its mmap threshold) or trims them off the heap's top, and
 the next frame faults the same memory in again, zero-filled. Measured on the dice benchmark's 640 x 480 frames with
 the pip-counting reader of the time (since removed; a read took about 5 ms): from 1 to 505 page faults per frame
-depending on the run, costing up to 0.85 ms of system time per frame. With the mmap threshold at 16 MiB and the trim threshold at 64 MiB the heap
-keeps those blocks: no page fault per frame.
+depending on the run, costing up to 0.85 ms of system time per frame. With the mmap threshold at 16 MiB and the
+trim threshold at 64 MiB the heap keeps those blocks: no page fault per frame.
 
 The setting is process-wide: the process keeps up to 64 MiB of freed memory instead of returning it, and blocks of
 up to 16 MiB come from its heap. On a C library without ``mallopt`` (not glibc) nothing is changed.
