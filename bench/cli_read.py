@@ -79,6 +79,10 @@ def read_dice_images(
     if labels is not None:
         _score_dice(images, read_frame, as_json, max_pixels)
         return
+    folders = [path for path in images if path.is_dir()]
+    if folders:
+        raise input_error(f"{folders[0]} is a folder: give image files, or --labels yolo to score the reader on a "
+                          "folder of labelled images")
     try:
         results = []
         for path in images:
@@ -118,7 +122,7 @@ def _score_dice(paths: list[Path], read_frame: Any, as_json: bool, max_pixels: i
     """``--labels yolo``: read every labelled image and print the score (exit 0), or exit 2 naming the fault."""
     from rich.progress import Progress
 
-    from vision.dice_scoring import image_read_of, score, score_lines
+    from vision.dice_scoring import image_read_of, score
     from vision.yolo_labels import LabelError, LabelledImage, labelled_images, read_label_file
 
     try:
@@ -131,17 +135,37 @@ def _score_dice(paths: list[Path], read_frame: Any, as_json: bool, max_pixels: i
                 items.append(LabelledImage(path, path.with_suffix(".txt"),
                                            read_label_file(path.with_suffix(".txt"), width, height), (width, height)))
         pairs = []
+        interrupted = False
         with Progress(console=error_console, transient=True) as progress:
-            for item in progress.track(items, description="reading"):
-                read = read_frame(load_image(item.image, max_pixels))
-                pairs.append((item.dice, image_read_of(str(item.image), read)))
+            try:
+                for item in progress.track(items, description="reading"):
+                    read = read_frame(load_image(item.image, max_pixels))
+                    pairs.append((item.dice, image_read_of(str(item.image), read)))
+            except KeyboardInterrupt:
+                interrupted = True  # the images read so far are scored, and said to be a part
     except (LabelError, ValueError) as error:
         raise input_error(str(error)) from None
     tally = score(pairs)
+    if interrupted:
+        error_console.print(f"interrupted after {len(pairs)} of {len(items)} images: the score below is of those "
+                            f"{len(pairs)} only")
+    _print_score(tally, paths, as_json, len(items) if interrupted else None)
+    if interrupted:
+        raise typer.Exit(130)
+
+
+def _print_score(tally: Any, paths: list[Path], as_json: bool, of_images: int | None) -> None:
+    """The score of ``--labels yolo`` (``of_images``: the images planned, when only a part of them was read)."""
+    from vision.dice_scoring import score_lines
+
     if as_json:
-        console.print_json(json.dumps(tally.to_json()), indent=None)
+        console.print_json(json.dumps(tally.to_json() | ({} if of_images is None else {"of_images": of_images,
+                                                                                      "interrupted": True})),
+                           indent=None)
         return
     title = ", ".join(str(path) for path in paths) if len(paths) <= 2 else f"{len(paths)} folders or images"
+    if of_images is not None:
+        title += f" (interrupted: {tally.images} of {of_images} images read)"
     for line in score_lines(tally, title):
         console.print(line, markup=False, highlight=False)
     if tally.disagreements:

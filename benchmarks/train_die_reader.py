@@ -201,6 +201,24 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+INVERT_SHARE = 0.0
+"""Share of crops whose colours are inverted (``--invert-share``): a dark die with light pips becomes a light die with
+dark pips, both kinds a lab may throw."""
+HUE_SHARE = 0.0
+"""Share of crops whose hues are turned by a random angle (``--hue-share``): dice and pips of other colours."""
+
+
+def appearance(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Another die's colours: inverted with :data:`INVERT_SHARE`, hues turned with :data:`HUE_SHARE` (uint8 BGR)."""
+    if rng.random() < INVERT_SHARE:
+        crop = 255 - crop
+    if rng.random() < HUE_SHARE:
+        hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+        hsv[:, :, 0] = ((hsv[:, :, 0].astype(np.int32) + int(rng.integers(0, 180))) % 180).astype(np.uint8)
+        crop = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    return crop
+
+
 NOT_A_DIE_SHARE = 0.4
 """Share of an epoch's crops drawn from the seventh class (a fresh random subset each epoch)."""
 
@@ -216,7 +234,7 @@ def epoch_indices(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def training_batch(patches: Patches, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """One epoch's crops (N, 3, CROP_PX, CROP_PX) float32 in 0..1 and labels, every patch augmented afresh."""
     chosen = epoch_indices(patches.labels, rng)
-    crops = np.stack([photometric(jittered_crop(patches.images[i], rng), rng) for i in chosen])
+    crops = np.stack([photometric(appearance(jittered_crop(patches.images[i], rng), rng), rng) for i in chosen])
     return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0, patches.labels[chosen]
 
 
@@ -333,7 +351,7 @@ def calibrate(reader: DieReaderModel, validation: Patches, photos: list[Labelled
 
 
 def main(argv: list[str] | None = None) -> int:
-    global CROP_PX, WIDTHS
+    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", choices=("A", "B"), default=None,
                         help="A: Byler train part + rendered; B: also the matteop65 train part (default A; with "
@@ -346,6 +364,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crop-px", type=int, default=CROP_PX, help="side of the reader's crop (a multiple of 8)")
     parser.add_argument("--widths", default=",".join(map(str, WIDTHS)),
                         help="channels of the four convolutions, comma-separated")
+    parser.add_argument("--photo-repeats", type=int, default=PHOTO_REPEATS,
+                        help="times each photo sample appears in an epoch")
+    parser.add_argument("--invert-share", type=float, default=INVERT_SHARE, help="share of crops colour-inverted")
+    parser.add_argument("--hue-share", type=float, default=HUE_SHARE, help="share of crops whose hues are turned")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the threshold of the model already at --out again and rewrite its card")
     args = parser.parse_args(argv)
@@ -353,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.crop_px % 8 or args.crop_px < 16 or len(widths) != 4 or min(widths) < 1:
         parser.error(f"--crop-px {args.crop_px} must be a multiple of 8 (>= 16) and --widths four positive numbers")
     CROP_PX, WIDTHS = args.crop_px, widths
+    PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE = args.photo_repeats, args.invert_share, args.hue_share
     if args.calibrate_only:
         return recalibrate(args.out, args.protocol)
     protocol = args.protocol or "A"
@@ -379,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         train_set = train_set + photo_train
     train_set = train_set + render_patches(SEED, args.rendered_frames) + sim_patches(SEED, args.sim_throws)
     validation = validation + generated_validation(SIM_VALIDATION_THROWS)
-    data |= {"photo_repeats": PHOTO_REPEATS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
+    data |= {"photo_repeats": PHOTO_REPEATS, "invert_share": INVERT_SHARE, "hue_share": HUE_SHARE, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
              "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
              "rendered_validation_seed": RENDERED_VALIDATION_SEED,
              "sim_styles": list(SIM_STYLES), "sim_train_throws": args.sim_throws, "sim_train_seed": SEED,

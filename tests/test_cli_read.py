@@ -295,3 +295,41 @@ def test_calibrate_dice_refuses_a_bad_label_and_a_configuration_for_another_mode
                                  str(other)])
     assert result.exit_code == 2 and "fitted for the model 0000000000000000" in result.stderr.replace("\n", "")
     assert not (tmp_path / "r.json").exists()
+
+
+def test_read_dice_refuses_a_folder_without_labels_saying_what_to_give(tmp_path: Path) -> None:
+    _labelled(tmp_path, (1,))
+    result = runner.invoke(app, ["read", "dice", str(tmp_path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "is a folder" in result.stderr and "--labels yolo" in result.stderr.replace("\n", " ")
+
+
+def test_an_interrupted_labels_run_prints_the_score_of_the_images_read_so_far(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C during ``--labels yolo`` keeps what was read: the score of those images, said to be a part, exit 130."""
+    from bench import cli_read
+
+    _labelled(tmp_path, (1, 2, 3))
+    built = cli_read._dice_reader
+    calls = []
+
+    def interrupted_reader(dice: int | None, reader: str):
+        read = built(dice, reader)
+
+        def read_frame(image):
+            calls.append(1)
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+            return read(image)
+        return read_frame
+
+    monkeypatch.setattr(cli_read, "_dice_reader", interrupted_reader)
+    result = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo", "--json"])
+    assert result.exit_code == 130
+    figures = json.loads(result.stdout)
+    assert figures["images"] == 2 and figures["labelled"] == 6
+    assert figures["of_images"] == 3 and figures["interrupted"] is True
+    assert "interrupted after 2 of 3 images" in result.stderr.replace("\n", " ")
+    calls.clear()
+    text = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo"])
+    assert text.exit_code == 130 and "(interrupted: 2 of 3 images read)" in text.stdout.replace("\n", " ")
