@@ -432,8 +432,7 @@ def main(argv: list[str] | None = None) -> int:
              "validation_samples_per_class": np.bincount(validation.labels, minlength=7).tolist()}
     log(f"with rendered: train {len(train_set.labels)} {data['train_samples_per_class']}, "
         f"validation {len(validation.labels)}")
-    model = train(train_set, args.epochs, SEED, log, model=build_model(), channels_last=args.channels_last,
-                  bfloat16=args.bfloat16)
+    model = train(train_set, args.epochs, SEED, log, channels_last=args.channels_last, bfloat16=args.bfloat16)
     export(model, args.out)
     digest = file_sha256(args.out)
     card = {"classes": list(CLASS_NAMES), "crop_px": CROP_PX, "margin": CROP_MARGIN, "threshold": 1.0,
