@@ -10,7 +10,8 @@ frames of other seeds, read by the exported ONNX model through ONNX Runtime exac
 parts are never touched here.
 
 Every crop is cut with :func:`vision.die_crop.rectified_crop`. Augmentation: the die's square is
-jittered (scale, shift, any turn) and the crop goes through colour (gains, channel order, grey),
+jittered (scale, shift, any turn; with ``--camera-turns`` a photo's crops are turned by 0..90 degrees in its
+frame only, as the stages turn their squares, so an oblique camera's up stays up) and the crop goes through colour (gains, channel order, grey),
 blur, noise, perspective and glare (``--invert-share`` and ``--hue-share`` add inverted and hue-turned dice;
 off by default: on the validation photos they did not read more dice). Fixed seeds; needs the ``train`` extra
 (torch, onnx). The defaults are the shipped model's recipe (protocol B, 64 epochs in float32): about 26 minutes on
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -81,17 +83,24 @@ RENDERED_VALIDATION_SEED = 4242
 
 @dataclass
 class Patches:
-    """Context patches (N, CONTEXT_PX, CONTEXT_PX, 3) around samples and their classes (N,)."""
+    """Context patches (N, CONTEXT_PX, CONTEXT_PX, 3) around samples, their classes (N,) and the turn in degrees
+    each was cut at in its camera's frame (N,; NaN where the frame has no up: rendered and simulated dice)."""
 
     images: np.ndarray
     labels: np.ndarray
+    turns_deg: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.turns_deg is None:
+            self.turns_deg = np.full(len(self.labels), np.nan)
 
     @classmethod
     def empty(cls) -> Patches:
         return cls(np.zeros((0, CONTEXT_PX, CONTEXT_PX, 3), np.uint8), np.zeros(0, np.int64))
 
     def __add__(self, other: Patches) -> Patches:
-        return Patches(np.concatenate([self.images, other.images]), np.concatenate([self.labels, other.labels]))
+        return Patches(np.concatenate([self.images, other.images]), np.concatenate([self.labels, other.labels]),
+                       np.concatenate([self.turns_deg, other.turns_deg]))
 
 
 def context_patch(image: np.ndarray, square: DieSquare) -> np.ndarray:
@@ -112,7 +121,7 @@ def photo_patches(photos: list[LabelledImage], rule: EdgeRule, rng: np.random.Ge
     ``proposals``) of the squares the stages propose, classed against the labels
     (:func:`vision.die_samples.proposal_samples`)."""
     fallback = median_pip_edge(photos) if rule == "pips" else None
-    images, labels = [], []
+    images, labels, turns = [], [], []
     for photo in photos:
         image = photo.read()
         dice = die_squares(photo, rule, fallback)
@@ -123,7 +132,10 @@ def photo_patches(photos: list[LabelledImage], rule: EdgeRule, rng: np.random.Ge
         for square, label in samples:
             images.append(context_patch(image, square))
             labels.append(label)
-    return Patches(np.array(images, np.uint8), np.array(labels, np.int64)) if images else Patches.empty()
+            turns.append(square.angle_deg)
+    if not images:
+        return Patches.empty()
+    return Patches(np.array(images, np.uint8), np.array(labels, np.int64), np.array(turns, np.float64))
 
 
 def render_patches(seed: int, frames: int) -> Patches:
@@ -173,12 +185,23 @@ def sim_patches(seed: int, throws: int) -> Patches:
 # --------------------------------------------------------------------------- augmentation
 
 
-def jittered_crop(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A crop of the patch's die with its square scaled, shifted and turned at random."""
+CAMERA_TURNS = False
+"""Whether a photo's crops keep its camera's up (``--camera-turns``): turned, in the photo's frame, by 0..90 degrees
+only, as the stages' squares are (their turns are a rectangle's, modulo 90), so an oblique camera's front side
+face stays below or beside the up face. Off: every crop turned by any angle."""
+
+
+def jittered_crop(patch: np.ndarray, rng: np.random.Generator, cut_at_deg: float = math.nan) -> np.ndarray:
+    """A crop of the patch's die with its square scaled, shifted and turned at random: by any angle, or with
+    :data:`CAMERA_TURNS` a photo's patch cut at ``cut_at_deg`` in its frame to a turn of 0..90 degrees there."""
     edge = CONTEXT_PX / CONTEXT_EDGES
     scale = float(np.exp(rng.uniform(np.log(0.8), np.log(1.25))))  # a die's far too small square is another sample
     shift = rng.uniform(-0.12, 0.12, 2) * edge  # the stages' squares lie up to 0.15 of an edge off (SAME_DIE_SHARE)
-    square = DieSquare((CONTEXT_PX / 2 + shift[0], CONTEXT_PX / 2 + shift[1]), edge * scale, float(rng.uniform(0, 360)))
+    if CAMERA_TURNS and math.isfinite(cut_at_deg):
+        turn = float(rng.uniform(0, 90)) - cut_at_deg  # turns add: the crop's turn in the frame is 0..90
+    else:
+        turn = float(rng.uniform(0, 360))
+    square = DieSquare((CONTEXT_PX / 2 + shift[0], CONTEXT_PX / 2 + shift[1]), edge * scale, turn)
     return rectified_crop(patch, square, CROP_PX, CROP_MARGIN)
 
 
@@ -243,7 +266,8 @@ def epoch_indices(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def training_batch(patches: Patches, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """One epoch's crops (N, 3, CROP_PX, CROP_PX) float32 in 0..1 and labels, every patch augmented afresh."""
     chosen = epoch_indices(patches.labels, rng)
-    crops = np.stack([photometric(appearance(jittered_crop(patches.images[i], rng), rng), rng) for i in chosen])
+    crops = np.stack([photometric(appearance(jittered_crop(patches.images[i], rng, patches.turns_deg[i]), rng), rng)
+                      for i in chosen])
     return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0, patches.labels[chosen]
 
 
@@ -368,7 +392,7 @@ def calibrate(reader: DieReaderModel, validation: Patches, photos: list[Labelled
 
 
 def main(argv: list[str] | None = None) -> int:
-    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE
+    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE, CAMERA_TURNS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", choices=("A", "B"), default=None,
                         help="A: Byler train part + rendered; B: also the matteop65 train part (default B, the "
@@ -385,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="times each photo sample appears in an epoch")
     parser.add_argument("--invert-share", type=float, default=INVERT_SHARE, help="share of crops colour-inverted")
     parser.add_argument("--hue-share", type=float, default=HUE_SHARE, help="share of crops whose hues are turned")
+    parser.add_argument("--camera-turns", action=argparse.BooleanOptionalAction, default=False,
+                        help="turn a photo's crops by 0..90 degrees in its frame only, keeping its camera's up")
     parser.add_argument("--channels-last", action=argparse.BooleanOptionalAction, default=False,
                         help="train on channels-last tensors (faster on this CPU)")
     parser.add_argument("--bfloat16", action=argparse.BooleanOptionalAction, default=False,
@@ -397,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--crop-px {args.crop_px} must be a multiple of 8 (>= 16) and --widths four positive numbers")
     CROP_PX, WIDTHS = args.crop_px, widths
     PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE = args.photo_repeats, args.invert_share, args.hue_share
+    CAMERA_TURNS = args.camera_turns
     if args.calibrate_only:
         return recalibrate(args.out, args.protocol)
     protocol = args.protocol or "B"
@@ -423,7 +450,8 @@ def main(argv: list[str] | None = None) -> int:
         train_set = train_set + photo_train
     train_set = train_set + render_patches(SEED, args.rendered_frames) + sim_patches(SEED, args.sim_throws)
     validation = validation + generated_validation(SIM_VALIDATION_THROWS)
-    data |= {"photo_repeats": PHOTO_REPEATS, "invert_share": INVERT_SHARE, "hue_share": HUE_SHARE, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
+    data |= {"photo_repeats": PHOTO_REPEATS, "invert_share": INVERT_SHARE, "hue_share": HUE_SHARE,
+             "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
              "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
              "rendered_validation_seed": RENDERED_VALIDATION_SEED,
              "sim_styles": list(SIM_STYLES), "sim_train_throws": args.sim_throws, "sim_train_seed": SEED,

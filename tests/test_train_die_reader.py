@@ -42,3 +42,44 @@ def test_a_patch_is_cut_at_the_size_the_model_reads() -> None:
     patch = np.zeros((train.CONTEXT_PX, train.CONTEXT_PX, 3), np.uint8)
     assert train.centre_crop(patch).shape == (train.CROP_PX, train.CROP_PX, 3)
     assert train.centre_crop(patch, 32).shape == (32, 32, 3)
+
+
+def _bright_side_directions(cut_at_deg: float, camera_turns: bool, monkeypatch: pytest.MonkeyPatch) -> np.ndarray:
+    """Where, in degrees (atan2 of the crop's y and x), a frame's bright lower half lies in 200 jittered crops of a
+    patch cut at ``cut_at_deg``: the frame's down as each crop sees it."""
+    monkeypatch.setattr(train, "CAMERA_TURNS", camera_turns)
+    frame = np.zeros((400, 400, 3), np.uint8)
+    frame[200:] = 255
+    patch = train.context_patch(frame, train.DieSquare((200.0, 200.0), 40.0, cut_at_deg))
+    rng = np.random.default_rng(5)
+    directions = []
+    for _ in range(200):
+        crop = train.jittered_crop(patch, rng, cut_at_deg).mean(axis=2)
+        ys, xs = np.nonzero(crop > 128)
+        directions.append(np.degrees(np.arctan2(ys.mean() - crop.shape[0] / 2, xs.mean() - crop.shape[1] / 2)))
+    return np.array(directions)
+
+
+@pytest.mark.parametrize("cut_at_deg", [0.0, 30.0, 75.0])
+def test_camera_turns_keep_a_photos_down_within_the_quarter_the_stages_turn_squares_by(
+        cut_at_deg: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a square turned by t (0..90) in the frame sees the frame's down at 90 - t: between right (0) and down (90)
+    kept = _bright_side_directions(cut_at_deg, True, monkeypatch)
+    assert kept.min() > -8 and kept.max() < 98
+    assert kept.max() - kept.min() > 70  # the whole quarter is drawn
+    free = _bright_side_directions(cut_at_deg, False, monkeypatch)
+    assert np.mean((free < -8) | (free > 98)) > 0.5  # without: any turn
+
+
+def test_a_rendered_patch_is_turned_freely_even_with_camera_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(train, "CAMERA_TURNS", True)
+    frame = np.zeros((400, 400, 3), np.uint8)
+    frame[200:] = 255
+    patch = train.context_patch(frame, train.DieSquare((200.0, 200.0), 40.0))
+    rng = np.random.default_rng(6)
+    seen = []
+    for _ in range(100):
+        crop = train.jittered_crop(patch, rng).mean(axis=2)  # no turn it was cut at: no up in its frame
+        ys, xs = np.nonzero(crop > 128)
+        seen.append(np.degrees(np.arctan2(ys.mean() - 24, xs.mean() - 24)))
+    assert np.mean((np.array(seen) < -8) | (np.array(seen) > 98)) > 0.5
