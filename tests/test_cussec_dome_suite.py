@@ -32,8 +32,9 @@ kind = "dice-shaker"
 identity = {{ manufacturer = "Bench Simulators", model = "CD-3 cussec dome", serial = "T-{key}" }}
 options = {{ rounds = {rounds}, alpha = 0.01 }}
 simulator = {{ model = "{model}", seed = 20070226{extra} }}
-camera = {{ source = "sim", votes = 3, keep_frames = "disputed", simulation = {{ cocked_rate = 0.02 }} }}
+camera = {{ source = "sim", votes = 3, keep_frames = "disputed", simulation = {{ cocked_rate = 0.05 }} }}
 """
+"""At this rate the camera cocks a die in throw 18 of these seeds (and in no earlier one)."""
 CASES: dict[str, tuple[str, int, str, set[str]]] = {
     # key: (model, rounds, extra simulator fields, clauses that must fail)
     "fair-dealer": ("fair", 24, ", actuator = false", set()),
@@ -84,7 +85,7 @@ def test_declined_reads_are_counted_apart_never_compared(runs: ProfileRuns[Run])
     run = runs.get("fair-dealer")
     zones = run.named("cussec dome: rounds whose lit zones differ from the winning chances of the dice read")
     declined = [row for row in run.rounds if "faces" not in row["value"]["camera"]]
-    assert declined, "the camera's injected cocked dice give declined reads"
+    assert declined, "the camera's cocked die (throw 18) gives a declined read"
     assert zones["details"]["declined_reads"] == len(declined)
     assert zones["sample_size"] == len(run.rounds) - len(declined)
     assert {row["value"]["round"]["mode"] for row in run.rounds} == {"DEALER"}  # no actuator: the dealer's rounds

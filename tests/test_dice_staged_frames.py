@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 from vision.declines import Decline
 from vision.dice_pipeline import StagedDiceReader
@@ -111,11 +112,18 @@ def test_clusters_of_touching_dice_are_read_or_declined_never_misread() -> None:
     assert read >= 5  # 6 of 8 when measured
 
 
+MEASURED_RIGHT = {"cocked": 0.635, "stacked": 0.83, "outside-arena": 0.77, "motion": 0.235, "glare": 0.945,
+                  "wrong-count": 0.94}
+"""Share of 200 frames per fault declined for the fault's own reason by ``benchmarks/dice_reader_accuracy.py``, the
+lower of seeds 20240611 and 777."""
+
+
 @pytest.mark.parametrize("fault", FAULTS)
 def test_injected_faults_are_never_read_and_mostly_declined_for_their_reason(fault: str) -> None:
-    """12 frames per fault with realistic nuisance: none accepted (the safety property); at least a third declined
-    for the fault's own reason (on 200 frames per fault the benchmark measures 24-97 %; the other declines name
-    another fault, often a neighbouring one, and are no outcome either)."""
+    """12 frames per fault with realistic nuisance: none accepted (the safety property), and declined for the fault's
+    own reason at least as often as the benchmark's rate (:data:`MEASURED_RIGHT`) gives 12 frames in 95 % of draws
+    (motion 1, cocked 5, stacked 8, outside the arena 7, glare and wrong count 10; the other declines name another
+    fault, often a neighbouring one, and are no outcome either)."""
     rng = np.random.default_rng(300 + FAULTS.index(fault))
     right = 0
     for index in range(12):
@@ -125,13 +133,17 @@ def test_injected_faults_are_never_read_and_mostly_declined_for_their_reason(fau
         read = told_reader(truth).read(image)
         assert not read.accepted, f"frame {index}: {fault} read as {read.faces}"
         right += read.decline == FAULT_REASON[fault]
-    assert right >= 4, f"{right} of 12 declined for {fault}"
+    least = int(binom.ppf(0.05, 12, MEASURED_RIGHT[fault]))
+    assert right >= least, f"{right} of 12 declined for {fault} (at least {least} expected)"
 
 
-CLEAR_FAULT_REASONS = {"cocked": {Decline.COCKED, Decline.UNREADABLE}, "outside-arena": {Decline.WRONG_COUNT}}
-"""Where a clear fault is declined for another reason: the cocked die of this frame leaves part of its body
-unexplained beside the face read (unreadable); the die beyond the rail lies off the table the first stage finds,
-so it is no body and the count is short (wrong count). Either is no outcome."""
+CLEAR_FAULT_REASONS = {"cocked": {Decline.COCKED, Decline.UNREADABLE, Decline.STACKED},
+                       "outside-arena": {Decline.WRONG_COUNT}}
+"""Where a clear fault is declined for another reason: the cocked die of this frame shows a side face, which the
+per-die reader may read surely (a one), and leaves part of its body unexplained beside it (unreadable, or stacked:
+a die beside or under another shows so too; 36 % of the benchmark's cocked frames decline for another reason); the
+die beyond the rail lies off the table the first stage finds, so it is no body and the count is short (wrong count).
+Each is no outcome."""
 
 
 @pytest.mark.parametrize("fault", FAULTS)
