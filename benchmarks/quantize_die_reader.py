@@ -12,9 +12,9 @@ The quantized model is a new model: its card states its own SHA-256, the float m
 and a threshold fitted again on the validation data of the float model's protocol
 (:func:`train_die_reader.recalibrate`), so it vouches for at most 1 wrong read per 1,000 accepted on its own reads.
 The card also keeps the probabilities the model gives :data:`RUNTIME_CHECK_CROPS` seeded noise crops
-(``runtime_check``): a test compares them with what the runtime in use gives. After it, the lean model's threshold is
-fitted again on the dice it reads
-(``benchmarks/train_die_lean.py --calibrate-only``).
+(``runtime_check``): a test compares them with what the runtime in use gives. The model and its card are made in a
+scratch folder and moved to ``--out`` when finished, so an interrupted run leaves the model there as it was. After it,
+the lean model's threshold is fitted again on the dice it reads (``benchmarks/train_die_lean.py --calibrate-only``).
 
 Needs the ``train`` extra (onnx). Run::
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -116,24 +117,27 @@ def main(argv: list[str] | None = None) -> int:
     card = json.loads(card_path(args.model).read_text(encoding="utf-8"))
     protocol = card.get("protocol", "A")
     crops = range_crops(protocol, source.card.crop_px)
-    with tempfile.TemporaryDirectory() as scratch:
-        written = Path(scratch) / args.out.name
-        quantize(args.model, written, crops)
+    with tempfile.TemporaryDirectory() as scratch:  # --out is written whole or not at all
+        model = Path(scratch) / args.out.name
+        quantize(args.model, model, crops)
+        card |= {"sha256": file_sha256(model), "threshold": 1.0, "model_bytes": model.stat().st_size,
+                 "quantized": {"from_sha256": source.sha256, "format": "QOperator",
+                               "weights": "int8 per channel, 7 bits", "activations": "uint8",
+                               "range_crops": len(crops), "range_seed": CALIBRATION_SEED,
+                               "range_rendered_frames": CALIBRATION_RENDERED_FRAMES}}
+        card.pop("calibration", None)
+        card_path(model).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+        status = training.recalibrate(model, protocol)
+        card = json.loads(card_path(model).read_text(encoding="utf-8"))
+        reads = DieReaderModel.load(model).probabilities(runtime_check_crops(source.card.crop_px)).probabilities
+        card["runtime_check"] = {"seed": RUNTIME_CHECK_SEED, "crops": RUNTIME_CHECK_CROPS,
+                                 "probabilities": np.round(reads.astype(np.float64), 6).tolist()}
+        card["quantized"]["seconds"] = round(time.monotonic() - started, 1)
+        card_path(model).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        written.replace(args.out)
-    card |= {"sha256": file_sha256(args.out), "threshold": 1.0, "model_bytes": args.out.stat().st_size,
-             "quantized": {"from_sha256": source.sha256, "format": "QOperator", "weights": "int8 per channel, 7 bits",
-                           "activations": "uint8", "range_crops": len(crops), "range_seed": CALIBRATION_SEED,
-                           "range_rendered_frames": CALIBRATION_RENDERED_FRAMES}}
-    card.pop("calibration", None)
-    card_path(args.out).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-    status = training.recalibrate(args.out, protocol)
-    card = json.loads(card_path(args.out).read_text(encoding="utf-8"))
-    reads = DieReaderModel.load(args.out).probabilities(runtime_check_crops(source.card.crop_px)).probabilities
-    card["runtime_check"] = {"seed": RUNTIME_CHECK_SEED, "crops": RUNTIME_CHECK_CROPS,
-                             "probabilities": np.round(reads.astype(np.float64), 6).tolist()}
-    card["quantized"]["seconds"] = round(time.monotonic() - started, 1)
-    card_path(args.out).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+        # the model first: between the two a reader refuses the pair (the card's hash is not the model's)
+        shutil.move(str(model), args.out)
+        shutil.move(str(card_path(model)), card_path(args.out))
     print(f"wrote {args.out} ({card['model_bytes']} bytes, sha256 {card['sha256']}), threshold {card['threshold']}")
     return status
 

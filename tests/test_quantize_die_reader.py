@@ -109,3 +109,20 @@ def test_main_refuses_a_float_model_its_card_does_not_vouch_for(tmp_path: Path) 
     with pytest.raises(ModelIntegrityError, match="refusing a changed or foreign model"):
         quantizer.main(["--model", str(source), "--out", str(tmp_path / "out.onnx")])
     assert not (tmp_path / "out.onnx").exists()
+
+
+def test_an_interrupted_run_leaves_the_model_at_out_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _float_model(tmp_path)
+    out = tmp_path / "shipped" / "die_reader.onnx"
+    out.parent.mkdir()
+    out.write_bytes(b"the model in use")
+    card_path(out).write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(quantizer, "range_crops", lambda protocol, crop_px: _crops(200, seed=3))
+
+    def interrupted(path: Path, protocol: str) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(quantizer.training, "recalibrate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        quantizer.main(["--model", str(source), "--out", str(out)])
+    assert out.read_bytes() == b"the model in use" and card_path(out).read_text(encoding="utf-8") == "{}"
