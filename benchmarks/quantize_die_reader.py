@@ -31,7 +31,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import train_die_reader as training
 
-from vision.die_reader_model import DieReaderModel, card_path, file_sha256
+from vision.die_reader_model import DieReaderModel, card_path, crops_blob, file_sha256
 from vision.die_samples import photos_in
 from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, labelled_images
 
@@ -80,9 +79,8 @@ def range_crops(protocol: str, crop_px: int, count: int = CALIBRATION_CROPS, see
 
 
 def blobs(crops: np.ndarray) -> list[np.ndarray]:
-    """The crops as the model's input batches, made as at run time (:func:`vision.die_reader_model.softmax_of`)."""
-    return [cv2.dnn.blobFromImages(list(crops[i:i + BATCH]), scalefactor=1.0 / 255.0, size=crops.shape[1:3][::-1],
-                                   swapRB=False, crop=False) for i in range(0, len(crops), BATCH)]
+    """The crops as the model's input batches, made as at run time (:func:`vision.die_reader_model.crops_blob`)."""
+    return [crops_blob(crops[i:i + BATCH], crops.shape[1]) for i in range(0, len(crops), BATCH)]
 
 
 def quantize(float_model: Path, out: Path, crops: np.ndarray) -> None:

@@ -74,14 +74,19 @@ def verified_session(path: Path, sha256: str) -> onnxruntime.InferenceSession:
         raise ModelIntegrityError(f"{path}: ONNX Runtime cannot load the model ({error})") from error
 
 
+def crops_blob(crops: Sequence[np.ndarray], size: int) -> np.ndarray:
+    """The model's input (N, 3, size, size) float32 in 0..1 for a batch of BGR uint8 crops ``size`` px square."""
+    return cv2.dnn.blobFromImages(list(crops), scalefactor=1.0 / 255.0, size=(size, size), swapRB=False, crop=False)
+
+
 def softmax_of(session: onnxruntime.InferenceSession, crops: Sequence[np.ndarray], size: int) -> np.ndarray:
     """The class probabilities (N, classes) float32 that ``session`` gives a batch of BGR uint8 crops, each
     ``size`` px square (:class:`ValueError` naming the crop otherwise)."""
     for index, crop in enumerate(crops):
         if crop.shape[:2] != (size, size) or crop.ndim != 3 or crop.shape[2] != 3:
             raise ValueError(f"crop {index} is {crop.shape}; the model reads ({size}, {size}, 3) BGR crops")
-    blob = cv2.dnn.blobFromImages(list(crops), scalefactor=1.0 / 255.0, size=(size, size), swapRB=False, crop=False)
-    logits = session.run(None, {session.get_inputs()[0].name: blob})[0].reshape(len(crops), -1).astype(np.float64)
+    logits = session.run(None, {session.get_inputs()[0].name: crops_blob(crops, size)})[0]
+    logits = logits.reshape(len(crops), -1).astype(np.float64)
     return _softmax(logits).astype(np.float32)
 
 
