@@ -9,8 +9,8 @@
    both counted apart) and the per-face
    confusion of accepted dice.
 2. ``--faults`` (default 200) frames per injected fault (cocked, stacked, outside-arena, motion,
-   glare, wrong-count): the share declined for the right reason, declined for another reason,
-   and accepted (with how many of those were read as the renderer laid the dice).
+   glare, wrong-count, and wrong-count with glare together): the share declined for the right reason,
+   declined for another reason, and accepted (with how many of those were read as the renderer laid the dice).
 3. Speed: frames per second of :meth:`vision.dice_pipeline.StagedDiceReader.read` on one core
    (``cv2.setNumThreads(1)``) at 640 x 480 over the frames of part 1. Each frame is read
    ``--repeats`` times (default 3) and its fastest read counts, so that the figure measures the
@@ -68,6 +68,10 @@ def reader_for(truth: DiceTruth) -> StagedDiceReader:
 
 
 _STAGED: dict[float, StagedDiceReader] = {}
+
+COMBINED_FAULTS: tuple[tuple[str, ...], ...] = (("wrong-count", "glare"),)
+"""Faults injected together in part 2 (seed: the base seed + 7,000): a die too many on the table and a glare spot
+over one die's pips. Taking the glared die for a spot on the cloth meets the game's count with a die missing."""
 
 
 def timed_read(reader: StagedDiceReader, image: np.ndarray, repeats: int) -> tuple[StagedRead, float, float]:
@@ -147,10 +151,12 @@ def _confuse(confusion: np.ndarray, truth: DiceTruth, read: object) -> None:
 def fault_frames(n: int, seed: int) -> None:
     """Part 2."""
     print(f"2. injected faults, {n} frames each: declined for the right reason / another reason / accepted")
-    for fault in FAULTS:
+    runs = [((fault,), fault_seed(fault, seed)) for fault in FAULTS]
+    runs += [(faults, seed + 1000 * (len(FAULTS) + 1 + k)) for k, faults in enumerate(COMBINED_FAULTS)]
+    for faults, run_seed in runs:
         counts: Counter[str] = Counter()
         others: Counter[str] = Counter()
-        for _, image, truth in frames(fault_seed(fault, seed), n, (fault,)):
+        for _, image, truth in frames(run_seed, n, faults):
             read = reader_for(truth).read(image)
             if read.decline == truth.expected_decline:
                 counts["right"] += 1
@@ -160,7 +166,7 @@ def fault_frames(n: int, seed: int) -> None:
             else:
                 counts["other"] += 1
                 others[str(read.decline)] += 1
-        print(f"   {fault:14s} right {counts['right'] / n:6.1%}   other {counts['other'] / n:6.1%}   "
+        print(f"   {' + '.join(faults):14s} right {counts['right'] / n:6.1%}   other {counts['other'] / n:6.1%}   "
               f"accepted {counts['accepted'] / n:6.1%} ({counts['accepted as they lie']} read as the dice lie)   "
               f"(other reasons: {dict(others)})")
 

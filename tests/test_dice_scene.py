@@ -9,8 +9,18 @@ from synthetic_dice import die_frame, sure_reading
 
 from vision.declines import Decline
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings, explain_body
-from vision.dice_scene import LeanJudgement, SceneSettings, _pip_centres_beside, anisotropy, glare_px, judge_scene
+from vision.dice_glare_die import glare_object
+from vision.dice_scene import (
+    LeanJudgement,
+    SceneSettings,
+    _pip_centres_beside,
+    anisotropy,
+    glare_pixels,
+    glare_px,
+    judge_scene,
+)
 from vision.die_crop import DieSquare
+from vision.render.nuisance import add_glare
 
 EDGE = 40.0
 
@@ -441,3 +451,57 @@ def test_a_frame_with_no_die_read_and_no_count_told_is_hidden() -> None:
     verdict = judge_scene(frame, bodies, [empty], EDGE, SceneSettings())
     assert verdict.decline is Decline.HIDDEN and verdict.detail == "no die is read in the frame"
     assert judge_scene(frame, [], [], EDGE, SceneSettings()).decline is Decline.HIDDEN
+
+
+def _lit_table(die: bool, radius_px: float = 14.0, strength: float = 1.0) -> tuple[np.ndarray, list[BodyPixels]]:
+    """A die read 2 at (60, 60) and, at (200, 150), a glare spot: over a blank white die (``die``: a one whose pip
+    the spot washes out) or on the bare cloth. The second body is the pixels there that differ from the cloth."""
+    frame, bodies = die_frame([(60, 60)], faces=[2])
+    if die:
+        cv2.rectangle(frame, (180, 130), (220, 170), (235, 235, 235), -1)
+    add_glare(frame, (200.0, 150.0), radius_px, strength)
+    box = frame[110:191, 160:241]
+    differs = np.abs(box.astype(int) - (40, 110, 40)).max(axis=2) > 40
+    return frame, [bodies[0], BodyPixels(differs, (160, 110))]
+
+
+def test_glare_over_a_die_stands_on_a_sharp_object_and_glare_on_the_cloth_does_not() -> None:
+    """The object under the spot, a die's area or more with an outline as sharp as the die's, tells a die whose pips
+    glare hides from a spot on the cloth, which whitens it along a smooth fall-off (p217-2007/cussec/6)."""
+    measured = {}
+    for name, die, radius in (("die", True, 14.0), ("cloth, a wide spot", False, 30.0),
+                              ("cloth, a small spot", False, 8.0)):
+        frame, bodies = _lit_table(die, radius)
+        patch = frame[110:191, 160:241]
+        glare = glare_pixels(patch, bodies[1].mask, 0.45, 245.0, 0.85)
+        assert glare.any()
+        measured[name] = glare_object(frame, bodies[1], bodies[1].mask, glare, EDGE, 60.0, 45.0)
+    assert measured["die"].dice >= 0.9 and measured["die"].sharp_rim >= 0.5
+    assert measured["cloth, a wide spot"].sharp_rim == 0.0  # wide: smooth
+    assert measured["cloth, a small spot"].dice < 0.3  # steep, but small
+    grey = np.zeros((50, 50), np.uint8)
+    body = BodyPixels(np.ones((10, 10), bool), (20, 20))
+    assert glare_object(grey, body, body.mask, body.mask, EDGE, 60.0, 45.0) is None  # no colour: the cloth cannot be told
+
+
+def test_a_die_whose_pips_glare_hides_never_meets_the_count_as_a_spot_on_the_cloth() -> None:
+    """With one die read and a game of one, a second body where no face reads would be a spot on the cloth; when it
+    is a die whose only pip the glare washes out, a die too many lies on the table, so the frame is declined for
+    glare instead of accepted with it unseen. The same spot on the bare cloth leaves the frame read."""
+    settings = SceneSettings(expected_dice=1)
+    frame, bodies = _lit_table(die=True)
+    dice = [explained(read(60, 60, 2)), showing_no_die(bodies[1].area_px)]
+    verdict = judge_scene(frame, bodies, dice, EDGE, settings)
+    assert verdict.decline is Decline.GLARE and "may be a die whose pips it hides" in verdict.detail
+    assert "of its outline sharp" in verdict.detail
+    cloth, cloth_bodies = _lit_table(die=False, radius_px=30.0, strength=0.7)
+    spot = [dice[0], showing_no_die(cloth_bodies[1].area_px)]
+    accepted = judge_scene(cloth, cloth_bodies, spot, EDGE, settings)
+    assert accepted.accepted and [d.face for d in accepted.dice] == [2]
+    # the per-die reader half seeing a face there (above glare_die_likelihood, below die_likelihood) is a die too
+    seen = BodyExplanation((), "unexplained", "no die is read in it", cloth_bodies[1].area_px, face_likelihood=0.1)
+    verdict = judge_scene(cloth, cloth_bodies, [dice[0], seen], EDGE, settings)
+    assert verdict.decline is Decline.GLARE and "reads as a face with 0.100" in verdict.detail
+    plain = judge_scene(cloth, cloth_bodies, [dice[0], seen], EDGE, SceneSettings(expected_dice=1,
+                                                                                   glare_die_likelihood=0.2))
+    assert plain.accepted

@@ -23,7 +23,7 @@ from vision.dice_pipeline import StagedDiceReader
 from vision.dice_reader_settings import DiceReaderSettings
 from vision.dice_staged_reader import staged_reader
 from vision.render.dice import FAULTS, DiceScene, DiceTruth, DiePlacement, DieStyle, random_dice_scene, render_dice
-from vision.render.dice_frames import STYLES, side_share, told_edge_px
+from vision.render.dice_frames import STYLES, fault_frame, side_share, told_edge_px
 from vision.render.nuisance import Nuisance
 
 ARENA = ((20.0, 20.0), (220.0, 20.0), (220.0, 160.0), (20.0, 160.0))
@@ -243,3 +243,14 @@ def test_a_shadow_with_no_die_read_beside_it_declines_the_frame() -> None:
     assert not read.accepted and read.decline == Decline.UNREADABLE
     assert read.detail == ("a shadow at (486, 347) with no die read within 1.5 edges of it: the die casting it was "
                            "not found")
+
+
+def test_a_die_too_many_whose_pip_glare_hides_never_meets_the_count() -> None:
+    """A game of three, four dice on the table: 1, 4, 6, 6 (seed 777, wrong-count fault frame 20 of
+    ``benchmarks/dice_reader_accuracy.py``). A glare spot washes out the one's pip; the one joins the body of the two
+    sixes, and with three dice read (the game's count) its glare was taken for a spot on the cloth: the frame was
+    accepted as 4, 6, 6. A die's outline, sharp where the spot does not whiten it, lies under the glare: declined."""
+    image, truth = fault_frame("wrong-count", 20, seed=777)
+    assert truth.faces == (1, 4, 6, 6) and truth.expected_dice == 3
+    read = told_reader(truth).read(image)
+    assert not read.accepted and read.decline == Decline.GLARE
