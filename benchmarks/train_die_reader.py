@@ -18,7 +18,9 @@ blur, noise, perspective and glare (``--invert-share`` and ``--hue-share`` add i
 off by default: on the validation photos they did not read more dice). Fixed seeds; needs the ``train`` extra
 (torch, onnx). The defaults are the shipped model's recipe (protocol B, 64 epochs, convolutions of 32-64-128-128
 channels on channels-last tensors, forward passes in bfloat16): its card states 1,433 s (about 24 minutes on the
-2-core machine, about 20 s an epoch, of which 5 s augment on one core). The shipped model is that float model
+2-core machine, about 20 s an epoch, of which 5 s augment on one core; making the next epoch's crops on a second
+thread while the network trains was measured and dropped: with both cores training, an epoch's steps took 29.4 s
+instead of 17.8, and three epochs 5 % longer in all). The shipped model is that float model
 quantized to 8 bits (``benchmarks/quantize_die_reader.py``, under a minute), which reads the same held-out dice
 1.85 times as fast. Earlier recipes, measured and replaced: 24-48-96-96 channels in float32 (1,210 s; 93 of the 265 Byler test
 dice read against this recipe's 128, threshold 0.988 against 0.979); the same in 48 epochs with channels-last and
