@@ -479,9 +479,13 @@ def test_glare_over_a_die_stands_on_a_sharp_object_and_glare_on_the_cloth_does_n
     assert measured["die"].dice >= 0.9 and measured["die"].sharp_rim >= 0.5
     assert measured["cloth, a wide spot"].sharp_rim == 0.0  # wide: smooth
     assert measured["cloth, a small spot"].dice < 0.3  # steep, but small
-    grey = np.zeros((50, 50), np.uint8)
-    body = BodyPixels(np.ones((10, 10), bool), (20, 20))
-    assert glare_object(grey, body, body.mask, body.mask, EDGE, 60.0, 45.0) is None  # no colour: the cloth cannot be told
+    frame, bodies = _lit_table(True)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)  # a grey camera: the distance from the cloth's grey level
+    patch = frame[110:191, 160:241]
+    glare = glare_pixels(patch, bodies[1].mask, 0.45, 245.0, 0.85)
+    assert glare_object(grey, bodies[1], bodies[1].mask, glare, EDGE, 60.0, 45.0).sharp_rim >= 0.5
+    whole = BodyPixels(np.ones((50, 50), bool), (0, 0))  # the body fills the frame: no cloth shows about it
+    assert glare_object(np.zeros((50, 50, 3), np.uint8), whole, whole.mask, whole.mask, EDGE, 60.0, 45.0) is None
 
 
 def test_a_die_whose_pips_glare_hides_never_meets_the_count_as_a_spot_on_the_cloth() -> None:

@@ -51,16 +51,19 @@ def _placed(mask: np.ndarray, body: BodyPixels, box: tuple[int, int, int, int]) 
 
 
 def cloth_colour(frame: np.ndarray, body: BodyPixels, margin_px: int) -> np.ndarray | None:
-    """The median colour (BGR) of the frame about the body, its box grown by ``margin_px``, outside the body; None
-    for a grey frame or when under 20 such pixels show."""
-    if frame.ndim != 3:
-        return None
+    """The median colour (BGR, or grey level for a grey frame) of the frame about the body, its box grown by
+    ``margin_px``, outside the body; None when under 20 such pixels show."""
     box = _grown_box(frame, body, margin_px)
     outside = ~_placed(body.mask, body, box)
     if np.count_nonzero(outside) < 20:
         return None
     x0, y0, x1, y1 = box
-    return np.median(frame[y0:y1, x0:x1][outside].astype(np.float32), axis=0)
+    return np.median(_channels(frame)[y0:y1, x0:x1][outside].astype(np.float32), axis=0)
+
+
+def _channels(frame: np.ndarray) -> np.ndarray:
+    """``frame`` with a channel axis (a grey frame has one channel)."""
+    return frame if frame.ndim == 3 else frame[:, :, None]
 
 
 def glare_object(frame: np.ndarray, body: BodyPixels, region: np.ndarray, glare: np.ndarray, die_edge_px: float,
@@ -77,7 +80,7 @@ def glare_object(frame: np.ndarray, body: BodyPixels, region: np.ndarray, glare:
         return None
     box = _grown_box(frame, body, margin)
     x0, y0, x1, y1 = box
-    distance = np.abs(frame[y0:y1, x0:x1].astype(np.float32) - cloth).max(axis=2)
+    distance = np.abs(_channels(frame)[y0:y1, x0:x1].astype(np.float32) - cloth).max(axis=2)
     inside, cut = _placed(region, body, box), _placed(body.mask & ~region, body, box)
     standing = (inside & (distance >= contrast)).astype(np.uint8)
     _, parts = cv2.connectedComponents(standing, connectivity=8)
