@@ -121,9 +121,11 @@ class SceneSettings:
     """Or when an object of at least ``glare_die_dice`` of a die's area, ``glare_die_contrast`` grey levels or more
     from the cloth, stands under the spot with at least ``glare_die_sharp_share`` of its rim rising
     ``glare_die_rim`` grey levels per pixel or more (:func:`vision.dice_glare_die.glare_object`): a die's outline,
-    which stays sharp where the spot does not whiten it. A spot on the cloth whitens it along a smooth fall-off: on the
-    same frames none of the 1,153 spots on the cloth with such an object had a rim pixel that steep, while a die
-    under glare had 16 % of its rim (seed 777, wrong-count fault frame 20, a one joined to the body of two sixes)."""
+    which stays sharp where the spot does not whiten it. A spot on the cloth whitens it along a smooth fall-off: of the
+    1,153 spots on the cloth of those frames and of 400 frames each of seeds 20240611 and 777 with a die too many and
+    glare over a die, 839 over an object of half a die's area or more, none had a rim pixel that steep, while a die
+    under glare had 16 % of its rim so (seed 777, wrong-count fault frame 20, a one joined to the body of two
+    sixes)."""
     stacked_share: float = 0.5
     """A body with a die read and more than this share of a die's area no die read: a die on another."""
     cocked_dice: tuple[float, float] = (0.5, 1.8)
