@@ -50,10 +50,9 @@ def _placed(mask: np.ndarray, body: BodyPixels, box: tuple[int, int, int, int]) 
     return placed
 
 
-def cloth_colour(frame: np.ndarray, body: BodyPixels, margin_px: int) -> np.ndarray | None:
-    """The median colour (BGR, or grey level for a grey frame) of the frame about the body, its box grown by
-    ``margin_px``, outside the body; None when under 20 such pixels show."""
-    box = _grown_box(frame, body, margin_px)
+def cloth_colour(frame: np.ndarray, body: BodyPixels, box: tuple[int, int, int, int]) -> np.ndarray | None:
+    """The median colour (BGR, or grey level for a grey frame) of the frame in ``box`` (about the body, frame px)
+    outside the body; None when under 20 such pixels show."""
     outside = ~_placed(body.mask, body, box)
     if np.count_nonzero(outside) < 20:
         return None
@@ -74,11 +73,10 @@ def glare_object(frame: np.ndarray, body: BodyPixels, region: np.ndarray, glare:
     cut there, by a die read or its shadow: no edge of the object's own), and the rim is sharp where the distance
     rises at least ``sharp_gradient`` grey levels per pixel across it. The cloth's colour is the frame's about
     the body (a quarter of an edge around its box); None when it cannot be told."""
-    margin = max(round(die_edge_px / 4), 2)
-    cloth = cloth_colour(frame, body, margin)
+    box = _grown_box(frame, body, max(round(die_edge_px / 4), 2))
+    cloth = cloth_colour(frame, body, box)
     if cloth is None:
         return None
-    box = _grown_box(frame, body, margin)
     x0, y0, x1, y1 = box
     distance = np.abs(_channels(frame)[y0:y1, x0:x1].astype(np.float32) - cloth).max(axis=2)
     inside, cut = _placed(region, body, box), _placed(body.mask & ~region, body, box)

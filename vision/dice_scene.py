@@ -177,6 +177,10 @@ class SceneSettings:
     filling this share of its rotated box (a pip squeezed on a leaning die's side face, 0.4 to 0.65 of an edge
     wide, is 1.5 to 2.5 times longer than wide; a die's outline or a rail's edge is a sliver)."""
 
+    def pip_area_px(self, die_edge_px: float) -> float:
+        """A pip's area (px²) on a die of ``die_edge_px``, from ``pip_share``: the unit of the glare checks."""
+        return float(np.pi * (self.pip_share * die_edge_px / 2.0) ** 2)
+
     def __post_init__(self) -> None:
         if self.expected_dice is not None and not 1 <= self.expected_dice <= 10:
             raise ValueError(f"expected_dice must be within 1..10 or None, got {self.expected_dice}")
@@ -330,9 +334,11 @@ def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> floa
 
 def glare_may_hide_a_die(frame: np.ndarray, body: BodyPixels, region: np.ndarray, glare: np.ndarray,
                          face_likelihood: float, die_edge_px: float, settings: SceneSettings) -> str | None:
-    """Why the glare pixels ``glare`` over ``region`` (both bool, as the body's mask) may hide the pips of a die, or None when they are a spot on the cloth: a square centred on the region reads as a
-    face with ``face_likelihood`` of at least ``glare_die_likelihood``, or a die's outline stands under the spot
-    (:attr:`SceneSettings.glare_die_sharp_share`), or the cloth's colour around it cannot be told (p217-2007/cussec/6)."""
+    """Why the glare pixels ``glare`` over ``region`` (both bool, as the body's mask) may hide the pips of a die, or
+    None when they are a spot on the cloth: a square centred on the region reads as a face with ``face_likelihood``
+    of at least ``glare_die_likelihood``, or a die's outline stands under the spot
+    (:attr:`SceneSettings.glare_die_sharp_share`), or the cloth's colour around it cannot be told
+    (p217-2007/cussec/6)."""
     if face_likelihood >= settings.glare_die_likelihood:
         return f"a square there reads as a face with {face_likelihood:.3f}"
     found = glare_object(frame, body, region, glare, die_edge_px, settings.glare_die_contrast, settings.glare_die_rim)
@@ -351,14 +357,14 @@ def glared_die(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     patch = _patch(frame, body)
     glare = glare_pixels(patch, body.mask, settings.glare_level, settings.glare_saturation,
                          settings.glare_hiding_weight)
-    pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
-    if np.count_nonzero(glare) <= settings.glare_pips * pip_area:
+    whitened, pip_area = np.count_nonzero(glare), settings.pip_area_px(die_edge_px)
+    if whitened <= settings.glare_pips * pip_area:
         return None
     why = glare_may_hide_a_die(frame, body, body.mask, glare, explanation.face_likelihood, die_edge_px, settings)
     if why is None:
         return None
-    return (f"body at {_where(body)}, where no face reads, is whitened by glare over "
-            f"{np.count_nonzero(glare) / pip_area:.1f} pips' area and may be a die whose pips it hides: {why}")
+    return (f"body at {_where(body)}, where no face reads, is whitened by glare over {whitened / pip_area:.1f} "
+            f"pips' area and may be a die whose pips it hides: {why}")
 
 
 def plain_leftover(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
@@ -374,7 +380,7 @@ def plain_leftover(frame: np.ndarray, body: BodyPixels, explanation: BodyExplana
             and explanation.leftover_face_likelihood < settings.die_likelihood):
         return False
     patch = _patch(frame, body)
-    pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
+    pip_area = settings.pip_area_px(die_edge_px)
     glare = glare_pixels(patch, explanation.leftover, settings.glare_level, settings.glare_saturation,
                          settings.glare_hiding_weight)
     if every_die_read and np.count_nonzero(glare) > settings.glare_pips * pip_area:
@@ -481,7 +487,7 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     throws (:func:`plain_leftover`)."""
     patch = _patch(frame, body)
     grey = _grey(patch)
-    pip_area = np.pi * (settings.pip_share * die_edge_px / 2.0) ** 2
+    pip_area = settings.pip_area_px(die_edge_px)
     if explanation.explained or plain_leftover(frame, body, explanation, die_edge_px, settings, every_die_read):
         faces = body.under([die.square for die in explanation.dice])  # their faces, not shadows or side faces
         ratio = anisotropy(grey, faces)
