@@ -46,7 +46,7 @@ from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings
 from vision.dice_staged_reader import staged_reader
 from vision.die_lean_model import DEFAULT_LEAN_MODEL
 from vision.render.dice import FAULTS, DiceTruth
-from vision.render.dice_frames import STYLES, fault_seed, frames, side_share, told_edge_px
+from vision.render.dice_frames import COMBINED_FAULTS, STYLES, fault_seed, frames, side_share, told_edge_px
 
 READER_CONFIG: Path | None = None
 """The staged reader's configuration (``--reader-config``); None: the bench's own model. The side faces a flat die
@@ -68,10 +68,6 @@ def reader_for(truth: DiceTruth) -> StagedDiceReader:
 
 
 _STAGED: dict[float, StagedDiceReader] = {}
-
-COMBINED_FAULTS: tuple[tuple[str, ...], ...] = (("wrong-count", "glare"),)
-"""Faults injected together in part 2 (seed: the base seed + 7,000): a die too many on the table and a glare spot
-over one die's pips. Taking the glared die for a spot on the cloth meets the game's count with a die missing."""
 
 
 def timed_read(reader: StagedDiceReader, image: np.ndarray, repeats: int) -> tuple[StagedRead, float, float]:
@@ -151,8 +147,7 @@ def _confuse(confusion: np.ndarray, truth: DiceTruth, read: object) -> None:
 def fault_frames(n: int, seed: int) -> None:
     """Part 2."""
     print(f"2. injected faults, {n} frames each: declined for the right reason / another reason / accepted")
-    runs = [((fault,), fault_seed(fault, seed)) for fault in FAULTS]
-    runs += [(faults, seed + 1000 * (len(FAULTS) + 1 + k)) for k, faults in enumerate(COMBINED_FAULTS)]
+    runs = [(faults, fault_seed(faults, seed)) for faults in [(fault,) for fault in FAULTS] + list(COMBINED_FAULTS)]
     for faults, run_seed in runs:
         counts: Counter[str] = Counter()
         others: Counter[str] = Counter()

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from vision.render import dice_frame_states
-from vision.render.dice_frames import BENCHMARK_RUNS, clean_frame, fault_frame, fault_seed, frames
+from vision.render.dice import FAULTS
+from vision.render.dice_frames import (
+    BENCHMARK_RUNS,
+    COMBINED_FAULTS,
+    clean_frame,
+    fault_frame,
+    fault_seed,
+    frames,
+)
 
 
 def _same(rebuilt: tuple[np.ndarray, object], rendered: tuple[str, np.ndarray, object]) -> bool:
@@ -53,6 +61,20 @@ def test_a_clean_frame_rebuilt_from_its_stored_state_is_the_benchmark_s_frame(se
 def test_a_fault_frame_rebuilt_from_its_stored_state_is_the_benchmark_s_frame() -> None:
     *_, rendered = frames(fault_seed("cocked"), 24, ("cocked",))
     assert _same(fault_frame("cocked", 23), rendered)
+
+
+def test_faults_injected_together_have_a_run_of_their_own_after_the_single_faults() -> None:
+    assert [fault_seed(fault, 777) for fault in FAULTS] == [777 + 1000 * k for k in range(1, len(FAULTS) + 1)]
+    assert fault_seed(("wrong-count", "glare"), 777) == 777 + 1000 * (len(FAULTS) + 1)
+    assert fault_seed(("cocked",), 777) == fault_seed("cocked", 777)
+    with pytest.raises(ValueError):
+        fault_seed(("cocked", "motion"), 777)  # not a combination the benchmark runs
+
+
+def test_a_frame_of_faults_injected_together_is_the_benchmark_s_frame() -> None:
+    combined = COMBINED_FAULTS[0]
+    *_, rendered = frames(fault_seed(combined, 777), 13, combined)
+    assert _same(fault_frame(combined, 12, seed=777), rendered)
 
 
 def test_states_written_for_another_renderer_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -62,14 +62,24 @@ def frames(seed: int, count: int, faults: tuple[str, ...] = ()) -> Iterator[tupl
         yield frame(rng, index, faults)
 
 
-def fault_seed(fault: str, seed: int = FAULT_SEED) -> int:
-    """The seed of the benchmark's part 2 frames for ``fault`` run with base seed ``seed``."""
-    return seed + 1000 * (FAULTS.index(fault) + 1)
+COMBINED_FAULTS: tuple[tuple[str, ...], ...] = (("wrong-count", "glare"),)
+"""Faults the benchmark's part 2 also injects together, each tuple in frames of its own: a die too many on the
+table and a glare spot over one die's pips (taking the glared die for a spot on the cloth would meet the game's
+count with a die missing)."""
+
+
+def fault_seed(fault: str | tuple[str, ...], seed: int = FAULT_SEED) -> int:
+    """The seed of the benchmark's part 2 frames for ``fault`` (one fault, or a tuple of
+    :data:`COMBINED_FAULTS`) run with base seed ``seed``: each run 1,000 above the one before it."""
+    if isinstance(fault, str) or len(fault) == 1:
+        return seed + 1000 * (FAULTS.index(fault if isinstance(fault, str) else fault[0]) + 1)
+    return seed + 1000 * (len(FAULTS) + 1 + COMBINED_FAULTS.index(tuple(fault)))
 
 
 BENCHMARK_RUNS: tuple[tuple[int, tuple[str, ...], int], ...] = (
     *((seed, (), CLEAN_FRAMES) for seed in CLEAN_SEEDS),
     *((fault_seed(fault), (fault,), FAULT_FRAMES) for fault in FAULTS),
+    *((fault_seed(faults), faults, FAULT_FRAMES) for faults in COMBINED_FAULTS),
 )
 """The benchmark's runs by default, ``(seed, faults, frames)``: those whose starting states are stored."""
 
@@ -96,9 +106,11 @@ def clean_frame(seed: int, index: int) -> tuple[np.ndarray, DiceTruth]:
     return _nth_frame(seed, index, ())
 
 
-def fault_frame(fault: str, index: int, seed: int = FAULT_SEED) -> tuple[np.ndarray, DiceTruth]:
-    """Frame ``index`` of the benchmark's part 2 for ``fault`` run with base seed ``seed``."""
-    return _nth_frame(fault_seed(fault, seed), index, (fault,))
+def fault_frame(fault: str | tuple[str, ...], index: int, seed: int = FAULT_SEED) -> tuple[np.ndarray, DiceTruth]:
+    """Frame ``index`` of the benchmark's part 2 for ``fault`` (one fault, or a tuple of :data:`COMBINED_FAULTS`)
+    run with base seed ``seed``."""
+    faults = (fault,) if isinstance(fault, str) else tuple(fault)
+    return _nth_frame(fault_seed(faults, seed), index, faults)
 
 
 def write_frame_states() -> None:
