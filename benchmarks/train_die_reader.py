@@ -400,7 +400,7 @@ def calibrate(reader: DieReaderModel, validation: Patches, photos: list[Labelled
 
 
 def main(argv: list[str] | None = None) -> int:
-    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE, CAMERA_TURNS
+    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE, CAMERA_TURNS, NOT_A_DIE_SHARE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", choices=("A", "B"), default=None,
                         help="A: Byler train part + rendered; B: also the matteop65 train part (default B, the "
@@ -415,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="channels of the four convolutions, comma-separated")
     parser.add_argument("--photo-repeats", type=int, default=PHOTO_REPEATS,
                         help="times each photo sample appears in an epoch")
+    parser.add_argument("--not-a-die-share", type=float, default=NOT_A_DIE_SHARE,
+                        help="share of an epoch's crops drawn from the seventh class (0 < share < 1)")
     parser.add_argument("--invert-share", type=float, default=INVERT_SHARE, help="share of crops colour-inverted")
     parser.add_argument("--hue-share", type=float, default=HUE_SHARE, help="share of crops whose hues are turned")
     parser.add_argument("--camera-turns", action=argparse.BooleanOptionalAction, default=False,
@@ -432,6 +434,9 @@ def main(argv: list[str] | None = None) -> int:
     CROP_PX, WIDTHS = args.crop_px, widths
     PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE = args.photo_repeats, args.invert_share, args.hue_share
     CAMERA_TURNS = args.camera_turns
+    if not 0.0 < args.not_a_die_share < 1.0:
+        parser.error(f"--not-a-die-share must lie between 0 and 1, got {args.not_a_die_share}")
+    NOT_A_DIE_SHARE = args.not_a_die_share
     if args.calibrate_only:
         return recalibrate(args.out, args.protocol)
     protocol = args.protocol or "B"
@@ -458,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         train_set = train_set + photo_train
     train_set = train_set + render_patches(SEED, args.rendered_frames) + sim_patches(SEED, args.sim_throws)
     validation = validation + generated_validation(SIM_VALIDATION_THROWS)
-    data |= {"photo_repeats": PHOTO_REPEATS, "invert_share": INVERT_SHARE, "hue_share": HUE_SHARE,
+    data |= {"photo_repeats": PHOTO_REPEATS, "not_a_die_share": NOT_A_DIE_SHARE, "invert_share": INVERT_SHARE, "hue_share": HUE_SHARE,
              "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
              "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
              "rendered_validation_seed": RENDERED_VALIDATION_SEED,

@@ -76,3 +76,23 @@ def test_camera_turns_keep_a_photos_down_within_the_quarter_the_stages_turn_squa
 def test_a_rendered_patch_is_turned_freely_even_with_camera_turns(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _bright_side_directions(0.0, True, monkeypatch, frame_has_up=False)  # no up in its frame
     assert np.mean((seen < -8) | (seen > 98)) > 0.5
+
+
+@pytest.mark.parametrize("share", [0.3, 0.4])
+def test_an_epoch_takes_every_die_and_fresh_others_making_the_share_asked(monkeypatch: pytest.MonkeyPatch,
+                                                                         share: float) -> None:
+    monkeypatch.setattr(train, "NOT_A_DIE_SHARE", share)
+    labels = np.array([0] * 70 + [5] * 70 + [train.NOT_A_DIE] * 1000)
+    rng = np.random.default_rng(3)
+    first, second = (train.epoch_indices(labels, rng) for _ in range(2))
+    for chosen in (first, second):
+        assert set(range(140)) <= set(chosen.tolist()) and len(set(chosen.tolist())) == len(chosen)
+        assert np.mean(labels[chosen] == train.NOT_A_DIE) == pytest.approx(share, abs=0.005)
+    assert set(first[140:].tolist()) != set(second[140:].tolist())  # a fresh subset each epoch
+
+
+@pytest.mark.parametrize("share", ["0", "1", "-0.2", "1.5"])
+def test_a_share_of_others_outside_zero_to_one_is_refused(share: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        train.main(["--not-a-die-share", share, "--calibrate-only"])
+    assert stop.value.code == 2 and "--not-a-die-share must lie between 0 and 1" in capsys.readouterr().err
