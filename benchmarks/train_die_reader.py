@@ -24,7 +24,13 @@ instead of 17.8, and three epochs 5 % longer in all). The shipped model is that 
 quantized to 8 bits (``benchmarks/quantize_die_reader.py``, under a minute), which reads the same held-out dice
 1.85 times as fast. Earlier recipes, measured and replaced: 24-48-96-96 channels in float32 (1,210 s; 93 of the 265 Byler test
 dice read against this recipe's 128, threshold 0.988 against 0.979); the same in 48 epochs with channels-last and
-bfloat16 (828 s; 105 read, but 2.1 % of seed 777's rendered frames declined)::
+bfloat16 (828 s; 105 read, but 2.1 % of seed 777's rendered frames declined). Measured on an AMD EPYC 2-core
+machine and not kept: 40 px crops with a seventh-class share of 0.3 (``--crop-px 40 --not-a-die-share 0.3``),
+an epoch 10-13 s against 22 s at 48 px, in 56 epochs (729 s; 124 of the 265 Byler test dice, 1 wrong: a 2 read as
+1) and in 64 (940 s; 118, 1 wrong); 48 px crops at a share of 0.3 took 22 s an epoch, no less than at 0.4. The
+recipe cuts its samples from frames rendered and proposed on the machine it runs on, and another CPU cuts a few
+of them differently (that machine: 1,781 twos against the card's 1,780, 31,425 of the seventh class against
+31,406), so a model retrained elsewhere has weights and a hash of its own: the card's hash names the shipped one::
 
     nice .venv/bin/python benchmarks/train_die_reader.py --out /tmp/float/die_reader.onnx
     nice .venv/bin/python benchmarks/quantize_die_reader.py --model /tmp/float/die_reader.onnx \
