@@ -350,20 +350,26 @@ def glare_may_hide_a_die(frame: np.ndarray, body: BodyPixels, region: np.ndarray
     return None
 
 
+def body_glare(frame: np.ndarray, body: BodyPixels, die_edge_px: float, settings: SceneSettings
+               ) -> tuple[np.ndarray, float]:
+    """The body's pixels glare whitens (bool, as its mask; :func:`glare_pixels` at the settings' levels) and their
+    area in pips (:meth:`SceneSettings.pip_area_px`)."""
+    glare = glare_pixels(_patch(frame, body), body.mask, settings.glare_level, settings.glare_saturation,
+                         settings.glare_hiding_weight)
+    return glare, np.count_nonzero(glare) / settings.pip_area_px(die_edge_px)
+
+
 def glared_die(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
                settings: SceneSettings) -> str | None:
     """Why a body in which no die shows (:func:`shows_no_die`) may be a die whose pips glare hides, or None: glare
     over more than ``glare_pips`` pips' area of it that may hide a die (:func:`glare_may_hide_a_die`)."""
-    patch = _patch(frame, body)
-    glare = glare_pixels(patch, body.mask, settings.glare_level, settings.glare_saturation,
-                         settings.glare_hiding_weight)
-    whitened, pip_area = np.count_nonzero(glare), settings.pip_area_px(die_edge_px)
-    if whitened <= settings.glare_pips * pip_area:
+    glare, pips = body_glare(frame, body, die_edge_px, settings)
+    if pips <= settings.glare_pips:
         return None
     why = glare_may_hide_a_die(frame, body, body.mask, glare, explanation.face_likelihood, die_edge_px, settings)
     if why is None:
         return None
-    return (f"body at {_where(body)}, where no face reads, is whitened by glare over {whitened / pip_area:.1f} "
+    return (f"body at {_where(body)}, where no face reads, is whitened by glare over {pips:.1f} "
             f"pips' area and may be a die whose pips it hides: {why}")
 
 
