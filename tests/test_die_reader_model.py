@@ -144,20 +144,28 @@ def test_a_crop_of_the_wrong_size_is_refused(model: DieReaderModel) -> None:
         model.probabilities([np.zeros((10, 10, 3), np.uint8)])
 
 
+CPU_SQUARES_SHARE = 0.01
+"""How far the count of squares the stages propose on the validation photos may stray from the card's, by CPU."""
+
+
 @pytest.mark.slow(seconds=20)
 def test_the_card_s_threshold_was_fitted_on_the_squares_the_stages_propose_today() -> None:
     """The card's threshold vouches for at most 1 wrong read per 1,000 accepted on the squares the stages propose:
     fitted on them, so a change to the stages that changes their squares must be followed by
     ``benchmarks/train_die_reader.py --calibrate-only`` (the card then states the figures of the reader as it
     runs). Recomputed here as that command computes them: the same squares, the same fit, and at the card's
-    threshold a wrong rate within the target."""
+    threshold a wrong rate within the target. The squares' count is held to within :data:`CPU_SQUARES_SHARE` of the
+    card's: the stages' floating-point work runs other code on another CPU and proposes a few other squares (an
+    AMD EPYC machine: 22,839 against the card's 22,788, 7,264 accepted against 7,262, the same threshold and 5
+    wrong), while the threshold refitted must be the card's."""
     if not (BYLER_PHOTOS.is_dir() and MATTEOP65_PHOTOS.is_dir()):
         pytest.skip("the labelled photos are not beside the repository")
     train = load_benchmark("train_die_reader")
     card = json.loads(card_path(DEFAULT_MODEL).read_text())
     probabilities, labels, _ = train.recalibration_reads(DEFAULT_MODEL, card["protocol"])
     refit = fit_threshold(probabilities, labels)
-    assert refit.crops == card["calibration"]["crops"], "the stages propose other squares: calibrate again"
+    assert refit.crops == pytest.approx(card["calibration"]["crops"], rel=CPU_SQUARES_SHARE), \
+        "the stages propose other squares: calibrate again"
     assert refit.threshold == pytest.approx(card["threshold"], abs=1e-6)
     held = figures_at(probabilities, labels, card["threshold"])
     assert held.wrong <= held.max_wrong_rate * held.accepted
