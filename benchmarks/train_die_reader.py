@@ -469,8 +469,8 @@ def main(argv: list[str] | None = None) -> int:
         train_set = train_set + photo_train
     train_set = train_set + render_patches(SEED, args.rendered_frames) + sim_patches(SEED, args.sim_throws)
     validation = validation + generated_validation(SIM_VALIDATION_THROWS)
-    data |= {"photo_repeats": PHOTO_REPEATS, "not_a_die_share": NOT_A_DIE_SHARE, "invert_share": INVERT_SHARE, "hue_share": HUE_SHARE,
-             "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
+    data |= {"photo_repeats": PHOTO_REPEATS, "not_a_die_share": NOT_A_DIE_SHARE, "invert_share": INVERT_SHARE,
+             "hue_share": HUE_SHARE, "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
              "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
              "rendered_validation_seed": RENDERED_VALIDATION_SEED,
              "sim_styles": list(SIM_STYLES), "sim_train_throws": args.sim_throws, "sim_train_seed": SEED,

@@ -68,12 +68,18 @@ table and a glare spot over one die's pips (taking the glared die for a spot on 
 count with a die missing)."""
 
 
+def _as_faults(fault: str | tuple[str, ...]) -> tuple[str, ...]:
+    """One fault's name, or a tuple of them, as the tuple a run is keyed by."""
+    return (fault,) if isinstance(fault, str) else tuple(fault)
+
+
 def fault_seed(fault: str | tuple[str, ...], seed: int = FAULT_SEED) -> int:
     """The seed of the benchmark's part 2 frames for ``fault`` (one fault, or a tuple of
     :data:`COMBINED_FAULTS`) run with base seed ``seed``: each run 1,000 above the one before it."""
-    if isinstance(fault, str) or len(fault) == 1:
-        return seed + 1000 * (FAULTS.index(fault if isinstance(fault, str) else fault[0]) + 1)
-    return seed + 1000 * (len(FAULTS) + 1 + COMBINED_FAULTS.index(tuple(fault)))
+    faults = _as_faults(fault)
+    if len(faults) == 1:
+        return seed + 1000 * (FAULTS.index(faults[0]) + 1)
+    return seed + 1000 * (len(FAULTS) + 1 + COMBINED_FAULTS.index(faults))
 
 
 BENCHMARK_RUNS: tuple[tuple[int, tuple[str, ...], int], ...] = (
@@ -109,7 +115,7 @@ def clean_frame(seed: int, index: int) -> tuple[np.ndarray, DiceTruth]:
 def fault_frame(fault: str | tuple[str, ...], index: int, seed: int = FAULT_SEED) -> tuple[np.ndarray, DiceTruth]:
     """Frame ``index`` of the benchmark's part 2 for ``fault`` (one fault, or a tuple of :data:`COMBINED_FAULTS`)
     run with base seed ``seed``."""
-    faults = (fault,) if isinstance(fault, str) else tuple(fault)
+    faults = _as_faults(fault)
     return _nth_frame(fault_seed(faults, seed), index, faults)
 
 
