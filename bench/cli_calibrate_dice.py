@@ -119,7 +119,7 @@ def calibrate_dice(
                    "die_size": size_record,
                    "fitted": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
     fitted = settings.model_copy(update={"threshold": chosen.threshold, "model_sha256": reader.reader.sha256,
-                                         "calibration": calibration})
+                                         "model_views": reader.reader.model.card.views, "calibration": calibration})
     atomic_write_text(output, settings_json(fitted))
     upper = 1000 * fit.wrong_rate_upper_95
     console.print(f"threshold {chosen.threshold:.6f} written to {output}: {chosen.reason}", markup=False,

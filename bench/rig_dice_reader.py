@@ -6,8 +6,8 @@ is the staged reader as that file sets it, refused when its threshold was fitted
 ``"classical"``, the pip-counting reader of earlier versions, is no longer part of the bench: a profile read back
 from an older run's journal may name it, and such a run's dice cannot be read again (:class:`RemovedDiceReader`).
 
-A staged reader is named in the journal by :class:`DiceReaderIdentity`: its model's SHA-256, the acceptance
-threshold in force and, when a configuration file was given, that file and its SHA-256, so a certificate names
+A staged reader is named in the journal by :class:`DiceReaderIdentity`: its model's SHA-256 and views, the
+acceptance threshold in force and, when a configuration file was given, that file and its SHA-256, so a certificate names
 the exact reader behind every throw.
 """
 
@@ -39,6 +39,9 @@ class DiceReaderIdentity:
     settings_sha256: str | None = None
     lean_model_sha256: str | None = None
     """The staged reader's lean model (ONNX, whether a die read leans), SHA-256."""
+    model_views: int | None = None
+    """Quarter turns of each crop the per-die model's reading averages (its card's ``views``), which the threshold
+    was fitted on."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict without the fields that do not apply."""
@@ -74,6 +77,7 @@ def choose_dice_reader(connection: CameraConnection, expected_dice: int | None) 
         None if settings_file is None else str(settings_file),
         None if settings_file is None else sha256_file(Path(settings_file)),
         None if staged.lean is None else staged.lean.sha256,
+        staged.reader.model.card.views,
     )
     return ChosenDiceReader(staged.read, identity)
 

@@ -11,7 +11,7 @@ differently: `bench read dice --labels yolo` on a lab's own photos measures the 
 The quantized model is a new model: its card states its own SHA-256, the float model's (``quantized.from_sha256``)
 and a threshold fitted again on the validation data of the float model's protocol
 (:func:`train_die_reader.recalibrate`), so it vouches for at most 1 wrong read per 1,000 accepted on its own reads.
-The card also keeps the probabilities the model gives :data:`RUNTIME_CHECK_CROPS` seeded noise crops
+The card also keeps the probabilities the model gives :data:`train_die_reader.RUNTIME_CHECK_CROPS` seeded noise crops
 (``runtime_check``): a test compares them with what the runtime in use gives. The model and its card are made in a
 scratch folder and moved to ``--out`` when finished, so an interrupted run leaves the model there as it was. After it,
 the lean model's threshold is fitted again on the dice it reads (``benchmarks/train_die_lean.py --calibrate-only``).
@@ -50,19 +50,9 @@ CALIBRATION_RENDERED_FRAMES = 100
 """Rendered train frames among the patches drawn from."""
 BATCH = 100
 """Crops per calibration batch."""
-RUNTIME_CHECK_SEED = 5
-"""Seed of the crops whose probabilities the card keeps (``runtime_check``)."""
-RUNTIME_CHECK_CROPS = 8
-"""How many: noise, whose probabilities lie between the classes', where a change of the runtime's arithmetic
-shows."""
-
-
-def runtime_check_crops(crop_px: int, seed: int = RUNTIME_CHECK_SEED, count: int = RUNTIME_CHECK_CROPS
-                        ) -> list[np.ndarray]:
-    """The seeded noise crops whose probabilities the card keeps, so that a test can tell whether the runtime in use
-    still gives the probabilities the threshold was fitted on."""
-    rng = np.random.default_rng(seed)
-    return [rng.integers(0, 256, (crop_px, crop_px, 3), dtype=np.uint8) for _ in range(count)]
+runtime_check_crops = training.runtime_check_crops
+"""The seeded noise crops whose probabilities the card keeps (written with the threshold by
+:func:`train_die_reader.recalibrate`)."""
 
 
 def range_crops(protocol: str, crop_px: int, count: int = CALIBRATION_CROPS, seed: int = CALIBRATION_SEED
@@ -125,11 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                                "range_rendered_frames": CALIBRATION_RENDERED_FRAMES}}
         card.pop("calibration", None)
         card_path(model).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-        status = training.recalibrate(model, protocol)
+        status = training.recalibrate(model, protocol)  # the threshold and the runtime check
         card = json.loads(card_path(model).read_text(encoding="utf-8"))
-        reads = DieReaderModel.load(model).probabilities(runtime_check_crops(source.card.crop_px)).probabilities
-        card["runtime_check"] = {"seed": RUNTIME_CHECK_SEED, "crops": RUNTIME_CHECK_CROPS,
-                                 "probabilities": np.round(reads.astype(np.float64), 6).tolist()}
         card["quantized"]["seconds"] = round(time.monotonic() - started, 1)
         card_path(model).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
         args.out.parent.mkdir(parents=True, exist_ok=True)

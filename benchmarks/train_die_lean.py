@@ -238,7 +238,7 @@ def calibration(model: DieLeanModel, crops: list[np.ndarray], labels: np.ndarray
     """The threshold fitted on the validation dice the staged ``reader`` reads, with the per-die reader whose dice
     they are (another per-die reader, or other stages, read other squares: fit again)."""
     fit = fit_lean_threshold(probabilities_of(model, crops), labels)
-    return fit | {"die_reader_sha256": reader.reader.sha256}
+    return fit | {"die_reader_sha256": reader.reader.sha256, "die_reader_views": reader.reader.model.card.views}
 
 
 def recalibrate(model_path: Path, frames: int = VALIDATION_FRAMES) -> int:

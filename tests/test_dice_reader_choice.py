@@ -27,7 +27,8 @@ from fixtures.session import SELECTION_EVENT
 from reports.certificate import render_certificate
 from reports.run_data import load_run
 from vision.dice_pipeline import StagedRead
-from vision.dice_reader_settings import DiceReaderSettings, settings_json
+from vision.dice_reader_settings import DiceReaderSettings, ReaderSettingsError, load_reader_settings, settings_json
+from vision.dice_staged_reader import staged_reader
 from vision.die_lean_model import DieLeanModel
 from vision.die_reader_model import DEFAULT_MODEL, DieReaderModel
 
@@ -68,7 +69,7 @@ def test_the_default_profile_reads_dice_and_the_dome_with_the_staged_reader(tmp_
     dice, dome = profile.equipment["dice"], profile.equipment["dome"]
     assert dice.camera.dice_reader == dome.camera.dice_reader == "staged"  # type: ignore[union-attr]
     identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
-                "lean_model_sha256": LEAN.sha256}
+                "lean_model_sha256": LEAN.sha256, "model_views": MODEL.card.views}
     table = open_dice_table(dice, tmp_path / "dice.json")  # type: ignore[arg-type]
     assert table.reader_identity == identity
     read = table.reader(table.camera.read().image)
@@ -124,7 +125,7 @@ def test_a_staged_profile_reads_rendered_throws_and_names_the_model_in_every_one
     rendered faces."""
     table = open_dice_table(_dice(_write(tmp_path, _profile(None))), tmp_path / "dice.json")
     expected = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
-                "lean_model_sha256": LEAN.sha256}
+                "lean_model_sha256": LEAN.sha256, "model_views": MODEL.card.views}
     assert table.reader_identity == expected
     accepted = []
     for _ in range(6):
@@ -152,20 +153,38 @@ camera = { source = "sim", dice_reader = "staged" }
     check_dice_readers(profile, str(path))
     camera = open_dome_camera(profile.equipment["dome"], tmp_path / "dome.json")  # type: ignore[arg-type]
     assert camera.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256,
-                                      "threshold": MODEL.card.threshold, "lean_model_sha256": LEAN.sha256}
+                                      "threshold": MODEL.card.threshold, "lean_model_sha256": LEAN.sha256,
+                                      "model_views": MODEL.card.views}
     camera.close()
 
 
 def test_a_reader_configuration_beside_the_profile_is_used_and_its_hash_named(tmp_path: Path) -> None:
-    settings = DiceReaderSettings(model_sha256=MODEL.sha256, threshold=0.97)
+    settings = DiceReaderSettings(model_sha256=MODEL.sha256, model_views=MODEL.card.views, threshold=0.97)
     reader_file = _write(tmp_path / "readers", settings_json(settings), "arena-1.json")
     equipment = _dice(_write(tmp_path, _profile("readers/arena-1.json")))
     assert equipment.camera.dice_reader_settings == reader_file.absolute()
     table = open_dice_table(equipment, tmp_path / "dice.json")
     assert table.reader_identity == {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": 0.97,
                                      "settings_file": str(reader_file.absolute()),
-                                     "settings_sha256": sha256_file(reader_file), "lean_model_sha256": LEAN.sha256}
+                                     "settings_sha256": sha256_file(reader_file), "lean_model_sha256": LEAN.sha256,
+                                     "model_views": MODEL.card.views}
     table.close()
+
+
+@pytest.mark.parametrize("fitted_views", [2, 4])
+def test_a_threshold_fitted_on_another_reading_of_the_same_model_is_refused(tmp_path: Path, fitted_views: int) -> None:
+    """A configuration fitted when the model's card read each crop another number of times vouches for a reading the
+    bench does not make; one that states none was fitted on the crop alone, as the shipped card reads it."""
+    assert MODEL.card.views == 1
+    settings = DiceReaderSettings(model_sha256=MODEL.sha256, model_views=fitted_views, threshold=0.97)
+    reader_file = _write(tmp_path / "readers", settings_json(settings), "arena-1.json")
+    with pytest.raises(ReaderSettingsError, match=r"arena-1.json: its threshold was fitted on readings of "
+                                                  rf"{fitted_views} view\(s\) of each crop, but die_reader.onnx's "
+                                                  r"card reads 1: calibrate again"):
+        staged_reader(load_reader_settings(reader_file), reader_file)
+    older = _write(tmp_path / "readers", settings_json(DiceReaderSettings(model_sha256=MODEL.sha256, threshold=0.97)),
+                   "arena-2.json")
+    assert staged_reader(load_reader_settings(older), older).reader.threshold == 0.97
 
 
 def test_a_missing_reader_configuration_is_refused_naming_the_profile_file_and_key(tmp_path: Path) -> None:
@@ -278,7 +297,7 @@ def test_a_staged_certification_journals_the_reader_of_every_throw_and_names_it(
     assert finished.code == 0, finished.output
     assert "Overall result: PASS" in finished.output and "dice_reader" not in finished.output  # no caveat on it
     identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
-                "lean_model_sha256": LEAN.sha256}
+                "lean_model_sha256": LEAN.sha256, "model_views": MODEL.card.views}
     with Journal(finished.run_dir / Journal.FILENAME, create=False) as journal:
         throws = journal.rows("observations", "stream = 'dice/throws'")
         declined = journal.rows("observations", "stream = 'dice/declined-throws'")

@@ -36,7 +36,9 @@ def test_the_lean_threshold_was_fitted_on_the_dice_the_shipped_per_die_model_rea
     """The threshold is fitted on the dice the staged reader reads; a per-die model retrained since reads others, and
     the lean card must be fitted again (``benchmarks/train_die_lean.py --calibrate-only``)."""
     calibration = json.loads(card_path(DEFAULT_LEAN_MODEL).read_text())["calibration"]
-    assert calibration["die_reader_sha256"] == DieReaderModel.load().sha256
+    reader = DieReaderModel.load()
+    assert calibration["die_reader_sha256"] == reader.sha256
+    assert calibration["die_reader_views"] == reader.card.views  # read with the same views of each crop
     for kind in ("leaning", "on_another_die"):
         assert calibration[f"{kind}_passed"] <= calibration["max_missed"][kind] * calibration[f"{kind}_dice"]
         assert calibration[f"{kind}_dice"] >= 400  # enough dice that a miss in 400 is seen

@@ -74,6 +74,32 @@ def test_the_runtime_gives_the_probabilities_the_threshold_was_fitted_on(model: 
     assert np.abs(given - np.array(check["probabilities"])).max() < 1e-3
 
 
+def test_a_reading_of_two_views_is_the_mean_of_the_crop_s_and_its_quarter_turn_s(model: DieReaderModel,
+                                                                               tmp_path: Path) -> None:
+    """A card of two views reads each crop and its quarter turn; the shipped card (no views stated) reads the crop
+    alone."""
+    assert model.card.views == 1
+    two_views = _copy_model(tmp_path)
+    card = json.loads(card_path(two_views).read_text())
+    card_path(two_views).write_text(json.dumps(card | {"views": 2}))
+    both = DieReaderModel.load(two_views)
+    crops = [model.crop(frame.image, square) for frame in rendered_samples(np.random.default_rng(41), 4)
+             for square, _ in frame.samples]
+    turned = [np.ascontiguousarray(np.rot90(crop)) for crop in crops]
+    expected = (model.probabilities(crops).probabilities + model.probabilities(turned).probabilities) / 2
+    assert np.allclose(both.probabilities(crops).probabilities, expected, atol=1e-6)
+    assert not np.allclose(model.probabilities(crops).probabilities, expected, atol=1e-3)  # the views differ
+
+
+@pytest.mark.parametrize("views", [0, 3, 8, "two"])
+def test_a_card_stating_views_the_reader_cannot_make_is_refused(tmp_path: Path, views: object) -> None:
+    copy = _copy_model(tmp_path)
+    card = json.loads(card_path(copy).read_text())
+    card_path(copy).write_text(json.dumps(card | {"views": views}))
+    with pytest.raises(ModelIntegrityError, match="die_reader.json: "):
+        DieReaderModel.load(copy)
+
+
 def test_a_model_without_its_card_is_refused(tmp_path: Path) -> None:
     lonely = _copy_model(tmp_path)
     card_path(lonely).unlink()

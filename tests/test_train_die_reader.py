@@ -96,3 +96,27 @@ def test_a_share_of_others_outside_zero_to_one_is_refused(share: str, capsys: py
     with pytest.raises(SystemExit) as stop:
         train.main(["--not-a-die-share", share, "--calibrate-only"])
     assert stop.value.code == 2 and "--not-a-die-share must lie between 0 and 1" in capsys.readouterr().err
+
+
+def test_an_epoch_s_crops_are_the_same_made_in_this_process_or_on_two_workers() -> None:
+    rng = np.random.default_rng(11)
+    images = rng.integers(0, 256, (40, train.CONTEXT_PX, train.CONTEXT_PX, 3), dtype=np.uint8)
+    patches = train.Patches(images, np.array([0, 1, 2, 3, 4, 5, train.NOT_A_DIE, train.NOT_A_DIE] * 5))
+    made = []
+    for processes in (1, 2):
+        with train.Augmenter(patches, processes) as augmenter:
+            made.append(train.training_batch(patches, np.random.default_rng(7), augmenter))
+    (one, labels_one), (two, labels_two) = made
+    assert one.shape == (len(labels_one), 3, train.CROP_PX, train.CROP_PX)
+    assert np.array_equal(one, two) and np.array_equal(labels_one, labels_two)
+    again, _ = train.training_batch(patches, np.random.default_rng(8))
+    assert not np.array_equal(one, again)  # another draw, other crops
+    assert train._WORKER_PATCHES is None  # the workers' patches are let go with them
+
+
+def test_rendered_patches_are_the_same_made_here_or_in_worker_processes() -> None:
+    calls = [(train.render_patches, 5, 2), (train.render_patches, 6, 2)]
+    here, there = (train.made_in_processes(calls, processes) for processes in (1, 2))
+    for a, b in zip(here, there, strict=True):
+        assert len(a.labels) > 0 and np.array_equal(a.images, b.images) and np.array_equal(a.labels, b.labels)
+    assert not np.array_equal(here[0].labels, here[1].labels) or not np.array_equal(here[0].images, here[1].images)

@@ -5,7 +5,9 @@ profile. It states:
 
 - ``model``: the per-die reader's ONNX file (relative to the configuration file; default: the model that
   ships with the bench) and ``model_sha256``, the hash the threshold was fitted for: a configuration whose
-  model is another is refused, since its threshold would vouch for a reader it never measured;
+  model is another is refused, since its threshold would vouch for a reader it never measured; and
+  ``model_views``, the views of each crop the reading averaged when it was fitted (the model card's ``views``;
+  absent: 1, the crop alone): a configuration fitted on another reading is refused the same way;
 - ``threshold``: the acceptance threshold (``None``: the model card's, fitted on the bench's own
   validation photos) and ``calibration``, the figures of the fit on the lab's photos;
 - ``side_share``: the side face a flat die shows to this camera (0.12 overhead, about 0.45 for an oblique
@@ -43,6 +45,7 @@ class DiceReaderSettings(BaseModel):
 
     model: str | None = None
     model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    model_views: int | None = Field(default=None, ge=1)
     threshold: float | None = Field(default=None, gt=0.0, le=1.0)
     calibration: dict[str, Any] | None = None
     side_share: float = Field(default=0.12, ge=0.0, lt=1.0)

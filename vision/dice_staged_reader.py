@@ -60,6 +60,11 @@ def staged_reader(settings: DiceReaderSettings | None = None, settings_file: Pat
         raise ReaderSettingsError(f"{where}: its threshold was fitted for the model {settings.model_sha256[:16]}…, "
                                   f"not {model.path.name} ({model.sha256[:16]}…): calibrate again "
                                   "(bench calibrate dice)")
+    fitted_views = settings.model_views or 1
+    if settings.threshold is not None and settings.model_sha256 is not None and fitted_views != model.card.views:
+        raise ReaderSettingsError(f"{where}: its threshold was fitted on readings of {fitted_views} view(s) of each "
+                                  f"crop, but {model.path.name}'s card reads {model.card.views}: calibrate again "
+                                  "(bench calibrate dice)")
     threshold = settings.threshold if settings.threshold is not None else model.card.threshold
     return StagedDiceReader(ModelCropReader(model, threshold),
                             settings.scene_settings(expected_dice=expected_dice, arena=arena, where=where),

@@ -99,6 +99,10 @@ class ReaderCard:
     margin: float
     threshold: float
     sha256: str
+    views: int = 1
+    """Quarter turns of each crop the model reads, whose probabilities are averaged into the crop's reading
+    (:meth:`DieReaderModel.probabilities`; 1: the crop alone). The threshold is fitted on that reading; a card
+    without the field states the crop alone."""
 
     @classmethod
     def read(cls, path: Path) -> ReaderCard:
@@ -109,7 +113,7 @@ class ReaderCard:
             raise ModelIntegrityError(f"{path}: cannot read the model's card ({error})") from error
         try:
             card = cls(tuple(data["classes"]), int(data["crop_px"]), float(data["margin"]),
-                       float(data["threshold"]), str(data["sha256"]))
+                       float(data["threshold"]), str(data["sha256"]), int(data.get("views", 1)))
         except (KeyError, TypeError, ValueError) as error:
             raise ModelIntegrityError(f"{path}: the card lacks or garbles {error}") from error
         if card.classes[-1] != NOT_A_DIE_NAME or len(card.classes) != 7:
@@ -117,6 +121,8 @@ class ReaderCard:
                                       f"got {card.classes}")
         if not 0.0 <= card.threshold <= 1.0:
             raise ModelIntegrityError(f"{path}: threshold must be within 0..1, got {card.threshold}")
+        if card.views not in VIEWS:
+            raise ModelIntegrityError(f"{path}: views must be one of {VIEWS} quarter turns, got {card.views}")
         return card
 
 
@@ -176,6 +182,21 @@ def decide(probabilities: np.ndarray, threshold: float) -> list[DieRead]:
     return reads
 
 
+VIEWS = (1, 2, 4)
+"""The numbers of views a card may state (:attr:`ReaderCard.views`)."""
+
+
+def quarter_turn_views(crops: Sequence[np.ndarray], views: int) -> list[np.ndarray]:
+    """The crops, then each turned a quarter, ... (``views`` turns of 0, 90, 180, 270 degrees, in that order): a
+    quarter turn of an upright crop is exact (no resampling) and shows the die's face as a camera turned a quarter
+    would. The pips of a face are its pips at any turn, so the views read the same face; the reader errs on one view
+    more often than on all, and the mean of the views' probabilities reads more dice surely at the same wrong-read
+    rate (measured in :mod:`vision.die_reader_calibration`'s fit: see the card)."""
+    if views not in VIEWS:
+        raise ValueError(f"views must be one of {VIEWS}, got {views}")
+    return [crop if turn == 0 else np.ascontiguousarray(np.rot90(crop, turn)) for turn in range(views) for crop in crops]
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
@@ -226,10 +247,14 @@ class DieReaderModel(CardedModel):
     card: ReaderCard
 
     def probabilities(self, crops: Sequence[np.ndarray]) -> CropProbabilities:
-        """The class probabilities of a batch of BGR crops (each ``crop_px`` square, uint8)."""
+        """The class probabilities of a batch of BGR crops (each ``crop_px`` square, uint8): the mean of the model's
+        probabilities for each crop and its quarter turns, as many views as the card states
+        (:func:`quarter_turn_views`)."""
         if len(crops) == 0:
             return CropProbabilities(np.zeros((0, len(self.card.classes)), np.float32), self.sha256)
-        return CropProbabilities(softmax_of(self._session, crops, self.card.crop_px), self.sha256)
+        views = self.card.views
+        each = softmax_of(self._session, quarter_turn_views(crops, views), self.card.crop_px)
+        return CropProbabilities(each.reshape(views, len(crops), -1).mean(axis=0), self.sha256)
 
     def read(self, crops: Sequence[np.ndarray], threshold: float | None = None) -> list[DieRead]:
         """Each crop's reading, accepted at the card's calibrated threshold unless another is given."""
