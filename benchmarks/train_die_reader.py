@@ -47,6 +47,7 @@ validation photos (:mod:`vision.dice_calibration_samples`), since those are what
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -82,6 +83,8 @@ from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledImage, la
 
 CROP_PX = 48
 """Side of the reader's crop (``--crop-px``)."""
+CORES = max(1, os.cpu_count() or 1)
+"""Processes the patches and the augmented crops are made on by default."""
 SHIPPED_VIEWS = 1
 """Views of each crop the shipped reading averages (``--views``; :attr:`vision.die_reader_model.ReaderCard.views`).
 Two views (the crop and its quarter turn) of the shipped model, measured and not shipped: the threshold refitted
@@ -305,6 +308,14 @@ _WORKER_PATCHES: Patches | None = None
 """The patches an :class:`Augmenter`'s worker processes cut from (inherited when they are forked)."""
 
 
+def _worker_start() -> None:
+    """A worker leaves Ctrl-C to the process that forked it, which ends the pool: a worker that took the interrupt
+    itself would lose its chunk, and the pool would wait for it for ever."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _worker_chunk(job: tuple[np.ndarray, int]) -> np.ndarray:
     assert _WORKER_PATCHES is not None, "an augmenting worker started without patches"
     return augmented_crops(_WORKER_PATCHES, *job)
@@ -328,7 +339,7 @@ class Augmenter:
             import multiprocessing
 
             _WORKER_PATCHES = self.patches
-            self._pool = multiprocessing.get_context("fork").Pool(self.processes)
+            self._pool = multiprocessing.get_context("fork").Pool(self.processes, initializer=_worker_start)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -518,8 +529,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--views", type=int, choices=VIEWS, default=None,
                         help="quarter turns of each crop whose probabilities the reading averages (default 1, the "
                              "shipped model's; with --calibrate-only: the card's unless given, then written to it)")
-    parser.add_argument("--augment-processes", type=int, default=max(1, os.cpu_count() or 1),
-                        help="processes making each epoch's augmented crops (the same crops on any number)")
+    parser.add_argument("--augment-processes", type=int, default=CORES,
+                        help="processes making the rendered and simulated patches and each epoch's augmented crops "
+                             "(the same patches and crops on any number)")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="fit the threshold of the model already at --out again and rewrite its card")
     args = parser.parse_args(argv)
@@ -608,14 +620,14 @@ def recalibrate(model_path: Path, protocol: str | None = None, views: int | None
     if protocol is not None and protocol != stated:
         raise SystemExit(f"{card_path(model_path)}: the model was trained under protocol {stated}, not {protocol}: "
                          "its threshold is fitted on that protocol's validation photos")
-    if views is not None:
-        card = json.loads(card_path(model_path).read_text(encoding="utf-8"))
-        card_path(model_path).write_text(json.dumps(card | {"views": views}, indent=2) + "\n", encoding="utf-8")
-    probabilities, truth, accuracy = recalibration_reads(model_path, stated)
+    reader = read_with_views(DieReaderModel.load(model_path), views)
+    probabilities, truth, accuracy = recalibration_reads(model_path, stated, reader)
     calibration = fit_threshold(probabilities, truth)
     card = json.loads(card_path(model_path).read_text(encoding="utf-8"))
-    card |= {"threshold": calibration.threshold, "calibration": calibration.as_dict(),
-             "runtime_check": runtime_check(DieReaderModel.load(model_path))}
+    # the views, the threshold fitted on them and the runtime check in one write: an interrupted fit leaves the card
+    # as it was, never a threshold beside views it was not fitted on
+    card |= {"views": reader.card.views, "threshold": calibration.threshold, "calibration": calibration.as_dict(),
+             "runtime_check": runtime_check(reader)}
     card.setdefault("training", {})["validation_accuracy"] = accuracy
     card_path(model_path).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(f"validation accuracy {accuracy:.4f}; calibration {calibration.as_dict()}")
@@ -669,11 +681,19 @@ def made_in_processes(calls: list[tuple], processes: int) -> list[Patches]:
         return [_call(call) for call in calls]
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(min(processes, len(calls))) as pool:
+    with multiprocessing.get_context("fork").Pool(min(processes, len(calls)), initializer=_worker_start) as pool:
         return pool.map(_call, calls, chunksize=1)
 
 
-def recalibration_reads(model_path: Path, protocol: str) -> tuple[np.ndarray, np.ndarray, float]:
+def read_with_views(model: DieReaderModel, views: int | None) -> DieReaderModel:
+    """``model`` reading ``views`` views of each crop (None: its card's), its card on disk left as it is."""
+    if views is not None:
+        model.card = dataclasses.replace(model.card, views=views)
+    return model
+
+
+def recalibration_reads(model_path: Path, protocol: str, reader: DieReaderModel | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, float]:
     """What ``--calibrate-only`` fits on (:func:`validation_reads`): the validation parts of ``protocol``'s photos,
     fresh rendered frames and the throws of the simulated camera the card states (none for a card that states
     none), read by the model at ``model_path``."""
@@ -684,8 +704,9 @@ def recalibration_reads(model_path: Path, protocol: str) -> tuple[np.ndarray, np
     validation = photo_patches(photos_in(byler, "validation"), "die", rng, proposals=False)
     if protocol == "B":
         validation = validation + photo_patches(photos_in(matteo, "validation"), "pips", rng, proposals=False)
-    validation = validation + generated_validation(sim_throws, max(1, os.cpu_count() or 1))
-    return validation_reads(DieReaderModel.load(model_path), validation, validation_photos(byler, matteo, protocol))
+    validation = validation + generated_validation(sim_throws, CORES)
+    return validation_reads(reader or DieReaderModel.load(model_path), validation,
+                            validation_photos(byler, matteo, protocol))
 
 
 if __name__ == "__main__":

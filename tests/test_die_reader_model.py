@@ -209,6 +209,42 @@ def test_fitting_the_threshold_again_keeps_to_the_protocol_the_card_states(tmp_p
     assert card_path(copy).read_text() == before
 
 
+def test_views_asked_of_a_refit_are_written_with_the_threshold_fitted_on_them_or_not_at_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--calibrate-only --views 2``: the card states the views only beside the threshold fitted on reads of them; an
+    interrupted fit leaves the card as it was (never the old threshold beside views it was not fitted on)."""
+    train = load_benchmark("train_die_reader")
+    copy = _copy_model(tmp_path)
+    before = card_path(copy).read_text()
+    read_views = []
+
+    def interrupted(model_path: Path, protocol: str, reader: DieReaderModel) -> None:
+        read_views.append(reader.card.views)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "recalibration_reads", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train.recalibrate(copy, None, 2)
+    assert read_views == [2] and card_path(copy).read_text() == before
+
+    truth = np.array([0, 1, 2, 3, 4, 5, NOT_A_DIE] * 20)
+    sure = np.full((len(truth), 7), 0.01)
+    sure[np.arange(len(truth)), truth] = 0.94
+
+    def fitted(model_path: Path, protocol: str, reader: DieReaderModel) -> tuple:
+        read_views.append(reader.card.views)
+        return sure, truth, 1.0
+
+    monkeypatch.setattr(train, "recalibration_reads", fitted)
+    assert train.recalibrate(copy, None, 2) == 0
+    card = json.loads(card_path(copy).read_text())
+    assert read_views == [2, 2] and card["views"] == 2 and card["threshold"] == pytest.approx(0.94)
+    two_views = DieReaderModel.load(copy)
+    crops = train.runtime_check_crops(two_views.card.crop_px)
+    assert np.allclose(two_views.probabilities(crops).probabilities, card["runtime_check"]["probabilities"],
+                       atol=1e-5)
+
+
 def test_the_simulated_camera_s_throws_give_each_die_s_face_from_a_still_frame() -> None:
     """The training's throws of the certification camera: one still frame per throw (the tumbling frames carry no
     truth), the cameras' two styles in turn, each die's square classed by the face the camera's truth gives."""

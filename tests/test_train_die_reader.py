@@ -120,3 +120,16 @@ def test_rendered_patches_are_the_same_made_here_or_in_worker_processes() -> Non
     for a, b in zip(here, there, strict=True):
         assert len(a.labels) > 0 and np.array_equal(a.images, b.images) and np.array_equal(a.labels, b.labels)
     assert not np.array_equal(here[0].labels, here[1].labels) or not np.array_equal(here[0].images, here[1].images)
+
+
+def test_a_ctrl_c_reaching_the_workers_leaves_the_interrupt_to_the_trainer() -> None:
+    """Ctrl-C goes to every process of the terminal's group: a worker that took it would lose its chunk and the pool
+    would wait for it for ever (seen: an interrupted training run hung). The workers ignore it, so the trainer's own
+    interrupt ends the pool; both pools' workers start so."""
+    import signal
+
+    patches = train.Patches(np.zeros((4, train.CONTEXT_PX, train.CONTEXT_PX, 3), np.uint8), np.array([0, 1, 2, 3]))
+    with train.Augmenter(patches, 2) as augmenter:
+        assert set(augmenter._pool.map(signal.getsignal, [signal.SIGINT] * 8, chunksize=1)) == {signal.SIG_IGN}
+    calls = [(signal.getsignal, signal.SIGINT)] * 2
+    assert set(train.made_in_processes(calls, 2)) == {signal.SIG_IGN}
