@@ -157,9 +157,8 @@ def jittered_crop(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def lean_batch(patches: Patches, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One epoch: every patch, cut and augmented afresh, (N, 3, CROP_PX, CROP_PX) float32 in 0..1, and the labels."""
-    crops = np.stack([photometric(jittered_crop(patch, rng), rng) for patch in patches.images])
-    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0, patches.labels
+    """One epoch: every patch, cut and augmented afresh, (N, CROP_PX, CROP_PX, 3) uint8 BGR, and the labels."""
+    return np.stack([photometric(jittered_crop(patch, rng), rng) for patch in patches.images]), patches.labels
 
 
 def probabilities_of(model: DieLeanModel, crops: list[np.ndarray]) -> np.ndarray:

@@ -18,10 +18,14 @@ blur, noise, perspective and glare (``--invert-share`` and ``--hue-share`` add i
 off by default: on the validation photos they did not read more dice). Fixed seeds; needs the ``train`` extra
 (torch, onnx). The defaults are the shipped model's recipe (protocol B, 64 epochs, convolutions of 32-64-128-128
 channels on channels-last tensors, forward passes in bfloat16): its card states 1,433 s (about 24 minutes on the
-2-core machine, about 20 s an epoch, of which 5 s augment on one core; making the next epoch's crops on a second
-thread while the network trains was measured and dropped: with both cores training, an epoch's steps took 29.4 s
-instead of 17.8, and three epochs 5 % longer in all). The shipped model is that float model
-quantized to 8 bits (``benchmarks/quantize_die_reader.py``, under a minute), which reads the same held-out dice
+2-core machine, about 20 s an epoch, of which 5 s augment on one core). Run again on that machine since the training
+process keeps its freed blocks (:data:`TRAINING_MMAP_THRESHOLD_BYTES`) and makes the crops on two processes, the
+recipe took 1,106 s: 56 s of patches, 14.6-17.8 s an epoch, 17 s to export and calibrate. That run's float model was
+not shipped: it read 227 of the 265 held-out Byler dice surely from their labelled squares, none wrong, but the whole
+reader read 2 of them wrong. The 900 s aimed at would allow 44 epochs, whose float model read 208 of those dice.
+Making the next epoch's crops on a second thread while the network trains was measured and dropped: with both
+cores training, an epoch's steps took 29.4 s instead of 17.8, and three epochs 5 % longer in all. The shipped model
+is the card's float model quantized to 8 bits (``benchmarks/quantize_die_reader.py``, under a minute), which reads the same held-out dice
 1.85 times as fast. Earlier recipes, measured and replaced: 24-48-96-96 channels in float32 (1,210 s; 93 of the 265 Byler test
 dice read against this recipe's 128, threshold 0.988 against 0.979); the same in 48 epochs with channels-last and
 bfloat16 (828 s; 105 read, but 2.1 % of seed 777's rendered frames declined). Measured on an AMD EPYC 2-core
@@ -79,6 +83,7 @@ from vision.die_samples import (
     rendered_samples,
     truth_frame,
 )
+from vision.heap import keep_freed_blocks
 from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledImage, labelled_images
 
 CROP_PX = 48
@@ -325,8 +330,9 @@ class Augmenter:
     """Makes an epoch's augmented crops of ``patches`` in :data:`AUGMENT_CHUNKS` chunks on ``processes`` worker
     processes (1: in this process). Augmenting is numpy and OpenCV on one core per crop, and between epochs the network
     waits for it: the shipped recipe's 17,170 crops an epoch took 6.8 s in this process and 4.5 s on two workers of
-    the 2-core machine (the rest is moving them back), though whole epochs of the training loop were no shorter
-    beyond the run's noise (19.6-19.8 s against 19.2-21.2 s over 3 epochs). The workers are forked before the
+    the 2-core machine (the rest is moving them back). Whole epochs of the training loop gained from it only once
+    the steps stopped faulting their memory in afresh (:data:`TRAINING_MMAP_THRESHOLD_BYTES`): over 4 epochs,
+    17.7-18.7 s an epoch on one process and 15.4-15.9 s on two. The workers are forked before the
     network's first step and only ever run numpy and OpenCV (whose thread count they leave alone: setting it in a
     process forked after OpenCV's threads ran hangs it). Use as a context manager."""
 
@@ -362,11 +368,20 @@ class Augmenter:
 
 def training_batch(patches: Patches, rng: np.random.Generator, augmenter: Augmenter | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
-    """One epoch's crops (N, 3, CROP_PX, CROP_PX) float32 in 0..1 and labels, every patch augmented afresh (by
-    ``augmenter``'s processes; None: in this process)."""
+    """One epoch's crops (N, CROP_PX, CROP_PX, 3) uint8 BGR and labels, every patch augmented afresh (by
+    ``augmenter``'s processes; None: in this process). The network's steps take them batch by batch as float32 in
+    0..1 (:func:`network_input`)."""
     chosen = epoch_indices(patches.labels, rng)
-    crops = (augmenter or Augmenter(patches)).crops(chosen, rng)
-    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0, patches.labels[chosen]
+    return (augmenter or Augmenter(patches)).crops(chosen, rng), patches.labels[chosen]
+
+
+def network_input(crops: np.ndarray, layout):  # -> torch.Tensor
+    """A batch of crops (N, H, W, 3) uint8 as the network's input (N, 3, H, W) float32 in 0..1 in ``layout`` (a
+    torch memory format): the same values as dividing the float32 crops by 255 in numpy, made one batch at a time
+    so that an epoch's crops stay uint8 (a quarter of the memory of float32 ones)."""
+    import torch
+
+    return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0).contiguous(memory_format=layout)
 
 
 # --------------------------------------------------------------------------- model
@@ -390,17 +405,30 @@ def build_model(classes: int | None = None, crop_px: int | None = None,
                          nn.Linear(64, classes or len(CLASS_NAMES)))
 
 
+TRAINING_MMAP_THRESHOLD_BYTES = 256 * 1024 * 1024
+TRAINING_TRIM_THRESHOLD_BYTES = 1024 * 1024 * 1024
+"""While training, the process's heap keeps blocks up to 256 MiB and up to 1 GiB of freed memory
+(:func:`vision.heap.keep_freed_blocks`). By default glibc maps a step's activations and gradients (a batch's first
+convolution alone gives 19-38 MB) apart from its heap, unmaps them when freed and faults them in again, zero-filled,
+at the next step: measured on the 2-core machine, 60 steps took 1.7-4.1 s of system time and 132-153 ms a step, and
+with these thresholds no system time and 106-123 ms a step (three runs of each, alternated). Over 4 epochs of the
+shipped recipe on two augmenting processes, with the epoch's crops also kept uint8 until each batch is taken
+(:func:`network_input`): 24-27 s an epoch and 30 s of system time before, 15.4-15.9 s and 0.8 s after, with the same
+losses."""
+
+
 def train(patches: Patches, epochs: int, seed: int, log, model=None, batch_of=None, channels_last: bool = False,
           bfloat16: bool = False, augment_processes: int = 1) -> object:
     """Train the CNN (``model``, :func:`build_model` by default) on augmented crops of ``patches`` (AdamW, one-cycle
-    rate); ``batch_of(patches, rng)`` gives one epoch's crops and labels (:func:`training_batch` by default, made on
-    ``augment_processes`` processes: the same crops on any number).
+    rate); ``batch_of(patches, rng)`` gives one epoch's crops (N, H, W, 3) uint8 and labels (:func:`training_batch`
+    by default, made on ``augment_processes`` processes: the same crops on any number).
     ``channels_last``: the convolutions run on channels-last tensors (the same model; a step about 1.3 times as fast
     on the 2-core machine's CPU; the sums are taken in another order, so the weights differ in their last bits).
     ``bfloat16``: the forward pass runs under bfloat16 autocast (the weights, their gradients and the optimiser stay
     float32, and the exported model reads in float32); about 1.8 times as fast a step on a CPU with AMX."""
     import torch
 
+    keep_freed_blocks(TRAINING_MMAP_THRESHOLD_BYTES, TRAINING_TRIM_THRESHOLD_BYTES)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = build_model() if model is None else model
@@ -433,7 +461,7 @@ def _train_epochs(model, layout, patches: Patches, epochs: int, rng: np.random.G
         total, right = 0.0, 0
         for begin in range(0, len(order), batch_size):
             index = order[begin:begin + batch_size]
-            x, y = torch.from_numpy(crops[index]).contiguous(memory_format=layout), torch.from_numpy(labels[index])
+            x, y = network_input(crops[index], layout), torch.from_numpy(labels[index])
             optimiser.zero_grad()
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bfloat16):
                 out = model(x)

@@ -107,7 +107,7 @@ def test_an_epoch_s_crops_are_the_same_made_in_this_process_or_on_two_workers() 
         with train.Augmenter(patches, processes) as augmenter:
             made.append(train.training_batch(patches, np.random.default_rng(7), augmenter))
     (one, labels_one), (two, labels_two) = made
-    assert one.shape == (len(labels_one), 3, train.CROP_PX, train.CROP_PX)
+    assert one.shape == (len(labels_one), train.CROP_PX, train.CROP_PX, 3) and one.dtype == np.uint8
     assert np.array_equal(one, two) and np.array_equal(labels_one, labels_two)
     again, _ = train.training_batch(patches, np.random.default_rng(8))
     assert not np.array_equal(one, again)  # another draw, other crops
@@ -133,3 +133,17 @@ def test_a_ctrl_c_reaching_the_workers_leaves_the_interrupt_to_the_trainer() -> 
         assert set(augmenter._pool.map(signal.getsignal, [signal.SIGINT] * 8, chunksize=1)) == {signal.SIG_IGN}
     calls = [(signal.getsignal, signal.SIGINT)] * 2
     assert set(train.made_in_processes(calls, 2)) == {signal.SIG_IGN}
+
+
+def test_the_network_takes_an_epoch_s_uint8_crops_as_float32_in_zero_to_one_in_either_layout() -> None:
+    """An epoch's crops stay uint8 and each batch is made float32 as it is taken: the values are those of dividing
+    the float32 crops by 255 in numpy, in the layout asked for."""
+    import torch
+
+    crops = np.random.default_rng(3).integers(0, 256, (5, train.CROP_PX, train.CROP_PX, 3), dtype=np.uint8)
+    expected = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    for layout in (torch.channels_last, torch.contiguous_format):
+        batch = train.network_input(crops, layout)
+        assert batch.dtype == torch.float32 and batch.shape == (5, 3, train.CROP_PX, train.CROP_PX)
+        assert batch.is_contiguous(memory_format=layout)
+        assert np.array_equal(batch.numpy(), expected)  # bit for bit

@@ -29,6 +29,12 @@ TRIM_THRESHOLD_BYTES = 64 * 1024 * 1024
 @functools.cache
 def keep_freed_memory() -> bool:
     """Set glibc's mmap and trim thresholds (once per process); ``False`` where the C library has no ``mallopt``."""
+    return keep_freed_blocks(MMAP_THRESHOLD_BYTES, TRIM_THRESHOLD_BYTES)
+
+
+def keep_freed_blocks(mmap_threshold_bytes: int, trim_threshold_bytes: int) -> bool:
+    """Blocks up to ``mmap_threshold_bytes`` come from the heap, and up to ``trim_threshold_bytes`` of freed memory
+    stay in it (process-wide); ``False`` where the C library has no ``mallopt`` or refuses a value."""
     name = ctypes.util.find_library("c")
     try:
         mallopt = ctypes.CDLL(name).mallopt
@@ -36,5 +42,5 @@ def keep_freed_memory() -> bool:
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)) and bool(mallopt(M_TRIM_THRESHOLD,
-                                                                                   TRIM_THRESHOLD_BYTES))
+    return bool(mallopt(M_MMAP_THRESHOLD, mmap_threshold_bytes)) and bool(mallopt(M_TRIM_THRESHOLD,
+                                                                                   trim_threshold_bytes))
