@@ -25,10 +25,11 @@ not shipped: it read 227 of the 265 held-out Byler dice surely from their labell
 reader read 2 of them wrong. The 900 s aimed at would allow 44 epochs, whose float model read 208 of those dice.
 Making the next epoch's crops on a second thread while the network trains was measured and dropped: with both
 cores training, an epoch's steps took 29.4 s instead of 17.8, and three epochs 5 % longer in all. The shipped model
-is the card's float model quantized to 8 bits (``benchmarks/quantize_die_reader.py``, under a minute), which reads the same held-out dice
-1.85 times as fast. Earlier recipes, measured and replaced: 24-48-96-96 channels in float32 (1,210 s; 93 of the 265 Byler test
-dice read against this recipe's 128, threshold 0.988 against 0.979); the same in 48 epochs with channels-last and
-bfloat16 (828 s; 105 read, but 2.1 % of seed 777's rendered frames declined). Measured on an AMD EPYC 2-core
+is the card's float model quantized to 8 bits (``benchmarks/quantize_die_reader.py``, under a minute), which reads
+the same held-out dice 1.85 times as fast. Earlier recipes, measured and replaced: 24-48-96-96 channels in float32
+(1,210 s; 93 of the 265 Byler test dice read against this recipe's 128, threshold 0.988 against 0.979); the same
+in 48 epochs with channels-last and bfloat16 (828 s; 105 read, but 2.1 % of seed 777's rendered frames declined).
+Measured on an AMD EPYC 2-core
 machine and not kept: 40 px crops with a seventh-class share of 0.3 (``--crop-px 40 --not-a-die-share 0.3``),
 an epoch 10-13 s against 22 s at 48 px, in 56 epochs (729 s; 124 of the 265 Byler test dice, 1 wrong: a 2 read as
 1) and in 64 (940 s; 118, 1 wrong); 48 px crops at a share of 0.3 took 22 s an epoch, no less than at 0.4. The
@@ -602,7 +603,8 @@ def main(argv: list[str] | None = None) -> int:
     train_set = train_set + rendered + simulated
     validation = validation + sum(generated, Patches.empty())
     data |= {"photo_repeats": PHOTO_REPEATS, "not_a_die_share": NOT_A_DIE_SHARE, "invert_share": INVERT_SHARE,
-             "hue_share": HUE_SHARE, "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames, "rendered_train_seed": SEED,
+             "hue_share": HUE_SHARE, "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames,
+             "rendered_train_seed": SEED,
              "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
              "rendered_validation_seed": RENDERED_VALIDATION_SEED,
              "sim_styles": list(SIM_STYLES), "sim_train_throws": args.sim_throws, "sim_train_seed": SEED,
