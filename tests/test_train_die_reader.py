@@ -137,8 +137,8 @@ def test_a_ctrl_c_reaching_the_workers_leaves_the_interrupt_to_the_trainer() -> 
 
 def test_the_network_takes_an_epoch_s_uint8_crops_as_float32_in_zero_to_one_in_either_layout() -> None:
     """An epoch's crops stay uint8 and each batch is made float32 as it is taken: the values are those of dividing
-    the float32 crops by 255 in numpy, in the layout asked for."""
-    import torch
+    the float32 crops by 255 in numpy, in the layout asked for (needs the ``train`` extra, as training does)."""
+    torch = pytest.importorskip("torch")
 
     crops = np.random.default_rng(3).integers(0, 256, (5, train.CROP_PX, train.CROP_PX, 3), dtype=np.uint8)
     expected = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
