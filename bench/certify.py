@@ -26,6 +26,7 @@ from bench.certificate_numbers import assign_certificate_number
 from bench.cli_layout import INDENT, fingerprint_lines
 from bench.cli_summary import print_verdicts
 from bench.doctor import resumed_rig_not_ready, rig_not_ready
+from bench.interrupts import watching
 from bench.journal import Journal, JournalError, utc_now
 from bench.paths import REPOSITORY_ROOT, suite_files
 from bench.profiles import ProfileError, load_profile
@@ -206,7 +207,9 @@ def _locked_certification(console: Console, run_dir: Path, *, profile: str, suit
         plugins.append(progress)
         progress.start()
     try:
-        pytest_code = int(pytest.main(_pytest_arguments(files, profile, run_dir, operator, selection), plugins=plugins))
+        with watching():  # a Ctrl-C Python drops stops the run at the next test or observation
+            pytest_code = int(pytest.main(_pytest_arguments(files, profile, run_dir, operator, selection),
+                                          plugins=plugins))
     finally:
         if progress is not None:
             progress.stop()
