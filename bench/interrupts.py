@@ -3,8 +3,8 @@
 Python raises KeyboardInterrupt wherever the main thread is when SIGINT arrives. If that is a finalizer (an
 object's ``__del__`` or a weakref callback run by the garbage collector), the exception is printed as "Exception
 ignored in ..." and dropped, and the run goes on as if no one had pressed Ctrl-C. A run that then finishes would be
-signed as the operator's complete run. A test of the bench saw one: interrupted after 300 of its 1,500 spins, it
-ended PASS with exit 0.
+signed as the operator's complete run. A test of the bench once saw a run interrupted after 300 of its 1,500 spins
+end PASS with exit 0; a dropped interrupt is the one way found for that (``tests/test_interrupts.py`` shows the drop).
 
 While :func:`watching` is active, SIGINT also sets a flag. :func:`raise_if_interrupted` raises KeyboardInterrupt
 again when the flag is set, so an interrupt that was dropped still stops the run. The bench calls it before each
