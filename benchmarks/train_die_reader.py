@@ -333,7 +333,7 @@ class Augmenter:
     waits for it: the shipped recipe's 17,170 crops an epoch took 6.8 s in this process and 4.5 s on two workers of
     the 2-core machine (the rest is moving them back). Whole epochs of the training loop gained from it only once
     the steps stopped faulting their memory in afresh (:data:`TRAINING_MMAP_THRESHOLD_BYTES`): over 4 epochs,
-    17.7-18.7 s an epoch on one process and 15.4-15.9 s on two. The workers are forked before the
+    17.7-18.7 s an epoch on one process and 15.4-17.9 s on two. The workers are forked before the
     network's first step and only ever run numpy and OpenCV (whose thread count they leave alone: setting it in a
     process forked after OpenCV's threads ran hangs it). Use as a context manager."""
 
@@ -412,10 +412,10 @@ TRAINING_TRIM_THRESHOLD_BYTES = 1024 * 1024 * 1024
 (:func:`vision.heap.keep_freed_blocks`). By default glibc maps a step's activations and gradients (a batch's first
 convolution alone gives 19-38 MB) apart from its heap, unmaps them when freed and faults them in again, zero-filled,
 at the next step: measured on the 2-core machine, 60 steps took 1.7-4.1 s of system time and 132-153 ms a step, and
-with these thresholds no system time and 106-123 ms a step (three runs of each, alternated). Over 4 epochs of the
+with these thresholds no system time and 106-123 ms a step (three runs of each, alternated). Epochs 2-4 of 4 of the
 shipped recipe on two augmenting processes, with the epoch's crops also kept uint8 until each batch is taken
-(:func:`network_input`): 24-27 s an epoch and 30 s of system time before, 15.4-15.9 s and 0.8 s after, with the same
-losses."""
+(:func:`network_input`): 23.9-27.4 s an epoch and 30 s of system time in all before, 15.4-17.9 s and 0.8-1.0 s
+after (two runs), with the same losses."""
 
 
 def train(patches: Patches, epochs: int, seed: int, log, model=None, batch_of=None, channels_last: bool = False,
