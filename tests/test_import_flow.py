@@ -48,6 +48,7 @@ LAYERS: tuple[tuple[str, int, str], ...] = (
     ("bench.digest", 0, "file digests"),
     ("bench.allure_labels", 0, "how clauses are titled and labelled in allure results"),
     ("bench.rundir", 0, "the run directory's lock and atomic files"),
+    ("bench.interrupts", 0, "an operator's Ctrl-C, remembered while a run goes"),
     ("bench.paths", 0, "where things live on disk"),
     ("bench.regulation_text", 0, "the regulations' texts"),
     ("vision", 1, "reading outcomes from images"),
