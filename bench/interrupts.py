@@ -8,7 +8,8 @@ end PASS with exit 0; a dropped interrupt is the one way found for that (``tests
 
 While :func:`watching` is active, SIGINT also sets a flag. :func:`raise_if_interrupted` raises KeyboardInterrupt
 again when the flag is set, so an interrupt that was dropped still stops the run. The bench calls it before each
-test and before each observation. The interrupted test never finishes, so its clauses are INCOMPLETE
+test and after each observation is journalled (every suite's observations go through
+:meth:`fixtures.session.ObservationStream.record`). The interrupted test never finishes, so its clauses are INCOMPLETE
 (:mod:`reports.clause_verdicts`) and ``--resume`` completes them.
 """
 

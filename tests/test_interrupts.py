@@ -51,3 +51,22 @@ def test_a_watched_interrupt_raises_at_once_and_the_previous_handler_comes_back(
         time.sleep(1)  # interrupted
     assert signal.getsignal(signal.SIGINT) is before
     raise_if_interrupted()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_an_observation_taken_after_a_dropped_interrupt_is_journalled_and_then_the_run_stops() -> None:
+    """Every suite's observations go through one stream: the one taken when the flag is set is kept, then the
+    interrupt is raised (a resumed run goes on after it)."""
+    from types import SimpleNamespace
+
+    from fixtures.session import ObservationStream
+
+    journalled = []
+    session = SimpleNamespace(run_id="r1", journal=SimpleNamespace(record=journalled.append))
+    stream = ObservationStream(session, "wheel/spins", "suites/test_roulette.py::spins", [])
+    with watching():
+        stream.record({"number": 7}, source="wheel")
+        _drop_an_interrupt()
+        with pytest.raises(KeyboardInterrupt):
+            stream.record({"number": 12}, source="wheel")
+    assert [row.value for row in journalled] == [{"number": 7}, {"number": 12}] and stream.count == 2

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,7 +72,6 @@ def test_a_dice_reader_sets_it() -> None:
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
 
 
-
 @pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
 def test_a_trainer_keeps_freed_blocks_of_tens_of_megabytes() -> None:
     """A training step's pattern: blocks of tens of MB (a batch's activations and gradients) allocated, written and
@@ -79,4 +79,7 @@ def test_a_trainer_keeps_freed_blocks_of_tens_of_megabytes() -> None:
     when freed, so each step faults them in again; the trainer's setting keeps them."""
     large = {"block_bytes": 40_000_000, "blocks": 2}  # each cycle touches 2 x 9,766 pages of 4 kB
     assert _faults_per_cycle(keep=False, **large) >= 1_000
-    assert _faults_per_cycle(keep=True, setting="heap.keep_freed_blocks(256 << 20, 1 << 30)", **large) <= 5
+    train = load_benchmark("train_die_reader")
+    setting = (f"heap.keep_freed_blocks({train.TRAINING_MMAP_THRESHOLD_BYTES}, "
+               f"{train.TRAINING_TRIM_THRESHOLD_BYTES})")  # the trainer's own
+    assert _faults_per_cycle(keep=True, setting=setting, **large) <= 5
