@@ -58,7 +58,7 @@ def _samples(items: Sequence[LabelledImage], reader: StagedDiceReader, max_pixel
         photos = ((load_image(item.image, max_pixels), item.dice)
                   for item in progress.track(items, description=description))
         return calibration_samples(photos, reader.reader, reader.stages, reader.second_look, reader.leftover_scan,
-                                   reader.side_share)
+                                   reader.side_share, reader.centre_look)
 
 
 def calibrate_dice(

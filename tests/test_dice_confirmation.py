@@ -118,18 +118,32 @@ def test_a_frame_with_a_die_read_wrong_from_one_square_is_never_accepted_wrong(f
     assert read.faces in ((), truth)
 
 
+KEPT_AT_THRESHOLD = 0.9793
+"""The shipped model's threshold when the frame of a four under glare read as a two was kept (fitted again since on
+the squares of the fourth look, :mod:`vision.dice_centre_look`, it is higher, and the wrong read no longer reaches
+the confirmation)."""
+
+
 def test_the_confirmation_stops_a_four_under_glare_read_as_a_two() -> None:
     image = _kept("sim-four-read-as-two-under-glare.png")
-    reader = staged_reader(expected_dice=3)
+    shipped = staged_reader(expected_dice=3)
+    assert shipped.reader.threshold > KEPT_AT_THRESHOLD
+    reader = dataclasses.replace(shipped, reader=dataclasses.replace(shipped.reader, threshold=KEPT_AT_THRESHOLD))
     unconfirmed = dataclasses.replace(reader, confirmation=ConfirmationSettings(enabled=False)).read(image)
     assert unconfirmed.accepted and unconfirmed.faces == (2, 5, 6)  # the wrong read the confirmation stops
     assert not reader.read(image).accepted
+    assert not shipped.read(image).accepted
 
 
 def test_a_five_read_as_a_two_from_a_smaller_square_is_declined_naming_the_square_of_the_other_dice() -> None:
-    read = staged_reader(expected_dice=3).read(_kept("sim-five-read-as-two.png"))
+    """At the threshold the frame was kept at, the two (0.981) is read surely and the confirmation declines it; at
+    the shipped threshold it is not read surely at all."""
+    shipped = staged_reader(expected_dice=3)
+    kept = dataclasses.replace(shipped, reader=dataclasses.replace(shipped.reader, threshold=KEPT_AT_THRESHOLD))
+    read = kept.read(_kept("sim-five-read-as-two.png"))
     assert not read.accepted and str(read.decline) == "unreadable"
     assert " reads 2 (" in read.detail and "from a square of the other dice's" in read.detail
+    assert not shipped.read(_kept("sim-five-read-as-two.png")).accepted
 
 
 def _kept(frame: str) -> np.ndarray:

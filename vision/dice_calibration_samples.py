@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice_bodies import find_bodies
+from vision.dice_centre_look import CentreLookSettings
 from vision.dice_explanation import ExplanationSettings
 from vision.dice_leftover_scan import LeftoverScanSettings
 from vision.dice_pipeline import CropReader, look_and_explain
@@ -72,8 +73,8 @@ def labelled_edge(square: DieSquare, label: LabelledDie | None) -> float:
 
 def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]]], reader: CropReader,
                         stages: DiceStageConfig | None = None, second_look: SecondLookSettings | None = None,
-                        leftover_scan: LeftoverScanSettings | None = None, side_share: float = 0.12
-                        ) -> CalibrationSamples:
+                        leftover_scan: LeftoverScanSettings | None = None, side_share: float = 0.12,
+                        centre_look: CentreLookSettings | None = None) -> CalibrationSamples:
     """Run the stages on each (frame, labels) and read every proposed square and every square of the later looks
     (:func:`vision.dice_pipeline.look_and_explain`); ``reader``'s threshold decides where they are taken, and
     ``side_share`` (the side faces a flat die shows to the camera, :class:`vision.dice_pipeline.StagedDiceReader`)
@@ -88,7 +89,7 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
         found = find_bodies(frame, stages)
         looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
                                   ExplanationSettings(threshold=reader.threshold, side_share=side_share), second_look,
-                                  leftover_scan)
+                                  leftover_scan, centre_look)
         readings = [reading for body in looked.readings for reading in body]
         squares = [reading.square for reading in readings]
         matched += sum(1 for label in labels if any(true_class(square, [label]) != NOT_A_DIE for square in squares))

@@ -16,7 +16,8 @@ lies within 0.71 steps of a grid point.
 
 A body in which no die is read gets no third look. It may hold a die smeared by its motion or a cocked one, which
 the reader may read surely from some square of a grid (on the benchmark's injected faults, two moving dice more were
-read and their frames accepted), and which the scene judges by the body as a whole.
+read and their frames accepted), and which the scene judges by the body as a whole. Such a body of about one die's
+area gets a fourth look instead, a few squares at its centre at every turn (:mod:`vision.dice_centre_look`).
 
 Nothing is decided here. The readings go to the explanation stage with those of the first two looks, where two
 sure readings of one die that disagree still make the body unreadable and a square read over part of a die is set

@@ -11,9 +11,10 @@ Stages, each a module with a typed result:
 4. explain each body by its sure readings (:mod:`vision.dice_explanation`: at or above the reader's
    calibrated acceptance threshold, exactly one set of dice for the whole body); a body left unexplained beside
    the dice read in it gets a third look, squares of the die's size on a grid over what they leave
-   (:mod:`vision.dice_leftover_scan`), and is explained again with every reading; every die read must read its
-   face again from its square turned about its centre and, of another size than the frame's other dice, from a
-   square of theirs (:mod:`vision.dice_confirmation`);
+   (:mod:`vision.dice_leftover_scan`), and is explained again with every reading; a body of about one die's area
+   in which no die is read gets a fourth look, squares at its centre at every turn (:mod:`vision.dice_centre_look`);
+   every die read must read its face again from its square turned about its centre and, of another size than the
+   frame's other dice, from a square of theirs (:mod:`vision.dice_confirmation`);
 5. judge the scene (:mod:`vision.dice_scene`: motion, glare, stacked, cocked, outside the arena, the
    game's count); with a camera over the table, whether each die read leans is the lean model's verdict
    (:mod:`vision.die_lean_model`, one batch for the frame's dice).
@@ -33,6 +34,7 @@ import numpy as np
 
 from vision.declines import Decline
 from vision.dice_bodies import Bodies, Body, find_bodies
+from vision.dice_centre_look import CentreLookSettings, centre_squares
 from vision.dice_confirmation import ConfirmationSettings, confirm_dice
 from vision.dice_explanation import (
     BodyExplanation,
@@ -162,6 +164,7 @@ class StagedDiceReader:
 
     second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
     leftover_scan: LeftoverScanSettings = field(default_factory=LeftoverScanSettings)
+    centre_look: CentreLookSettings = field(default_factory=CentreLookSettings)
     size_from_reads: SizeFromReads = field(default_factory=SizeFromReads)
     confirmation: ConfirmationSettings = field(default_factory=ConfirmationSettings)
     lean: LeanReader | None = None
@@ -196,7 +199,7 @@ class StagedDiceReader:
         found = find_bodies(frame, stages)
         looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
                                   ExplanationSettings(threshold=reader.threshold, side_share=self.side_share),
-                                  self.second_look, self.leftover_scan)
+                                  self.second_look, self.leftover_scan, self.centre_look)
         explanations = confirm_dice(looked.explanations, lambda squares: read_squares(frame, squares, reader),
                                     self.confirmation)
         return ExplainedFrame(found.die_edge_px, looked.bodies, explanations,
@@ -328,14 +331,17 @@ class LookedBodies:
 
 def look_and_explain(frame: np.ndarray, found: Bodies, proposals: Sequence[BodyProposals], reader: CropReader,
                      settings: ExplanationSettings, second_look: SecondLookSettings | None = None,
-                     leftover_scan: LeftoverScanSettings | None = None) -> LookedBodies:
+                     leftover_scan: LeftoverScanSettings | None = None,
+                     centre_look: CentreLookSettings | None = None) -> LookedBodies:
     """Read each body's proposed squares and those of the second look (:func:`read_bodies`), explain each body, then
     read the squares of the third look over what a body leaves unexplained (:mod:`vision.dice_leftover_scan`, one
     more batch for the frame) and explain those bodies again with every reading. The third look only adds dice: a
     body keeps its first explanation unless the second explains it whole or reads more dice in it (so a square of
     the grid that half believes a face beside the dice read does not change how the scene judges those pixels).
     Last, where two dice read of one face would overlap, the square midway between them is read
-    (:func:`vision.dice_explanation.bridge_squares`): read surely as that face, they are one die."""
+    (:func:`vision.dice_explanation.bridge_squares`): read surely as that face, they are one die. A body of about one
+    die's area in which no die is read then gets a fourth look, squares at its centre at every turn
+    (:mod:`vision.dice_centre_look`)."""
     per_body = read_bodies(frame, [proposal.squares for proposal in proposals], reader, found.die_edge_px,
                            second_look)
     bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
@@ -346,6 +352,9 @@ def look_and_explain(frame: np.ndarray, found: Bodies, proposals: Sequence[BodyP
                 adopt=lambda again, first: again.explained or len(again.dice) > len(first.dice))
     _look_again(frame, looked, [bridge_squares(readings, settings) if explanation.problem == "unreadable" else []
                                 for readings, explanation in zip(per_body, explanations, strict=True)], reader,
+                settings)
+    _look_again(frame, looked, [centre_squares(body, explanation, found.die_edge_px, centre_look)
+                                for body, explanation in zip(bodies, looked.explanations, strict=True)], reader,
                 settings)
     return looked
 
