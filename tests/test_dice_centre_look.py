@@ -20,8 +20,8 @@ EDGE = 40.0
 NOTHING_READ = BodyExplanation((), "unexplained", "no die is read in it", 0)
 
 
-def square_body(side: int, origin: tuple[int, int] = (100, 100)) -> BodyPixels:
-    return BodyPixels(np.ones((side, side), bool), origin)
+def square_body(side: int, origin: tuple[int, int] = (100, 100), pips: int = 1) -> BodyPixels:
+    return BodyPixels(np.ones((side, side), bool), origin, pips)
 
 
 def test_a_body_of_one_die_with_nothing_read_gets_every_size_at_every_turn_at_its_centre() -> None:
@@ -35,7 +35,7 @@ def test_a_body_of_one_die_with_nothing_read_gets_every_size_at_every_turn_at_it
         0.0, 30.0, 60.0]
 
 
-def test_a_body_with_a_die_read_or_not_about_one_die_gets_no_fourth_look() -> None:
+def test_a_body_with_a_die_read_without_a_spot_or_not_about_one_die_gets_no_fourth_look() -> None:
     read = BodyExplanation((DieReading(DieSquare((120.0, 120.0), EDGE), (0.0,) * 4 + (1.0, 0.0, 0.0)),))
     assert centre_squares(square_body(44), read, EDGE) == []
     unreadable = BodyExplanation((), "unreadable", "the die reads 3 and 5")
@@ -45,6 +45,8 @@ def test_a_body_with_a_die_read_or_not_about_one_die_gets_no_fourth_look() -> No
     assert len(centre_squares(square_body(29), NOTHING_READ, EDGE)) == 18  # 0.53
     assert len(centre_squares(square_body(50), NOTHING_READ, EDGE)) == 18  # 1.56
     assert centre_squares(square_body(44), NOTHING_READ, EDGE, CentreLookSettings(enabled=False)) == []
+    assert centre_squares(square_body(44, pips=0), NOTHING_READ, EDGE) == []  # no pip-like spot: no face shows
+    assert len(centre_squares(square_body(44, pips=0), NOTHING_READ, EDGE, CentreLookSettings(needs_pips=False))) == 18
 
 
 @pytest.mark.parametrize("bad, field", [({"area_shares": (0.0, 1.0)}, "area_shares"),
@@ -75,7 +77,7 @@ def test_a_die_whose_proposed_square_is_turned_off_its_sides_is_read_by_the_four
     found = find_bodies(frame, DiceStageConfig(die_edge_px=(36.0, 44.0)))
     x, y, w, h = cv2.boundingRect(np.round(outline).astype(np.int32))
     body = Body(outline, EDGE * EDGE, cv2.minAreaRect(outline), (x, y, w, h), 1)
-    proposed = [BodyProposals(body, (DieSquare((160.0, 120.0), EDGE, 0.0),), 4)]
+    proposed = [BodyProposals(body, (DieSquare((160.0, 120.0), EDGE, 0.0),), 1, pips=4)]
     reader = CentredWithin(2.0)
     settings = ExplanationSettings(threshold=0.9)
     without = look_and_explain(frame, found, proposed, reader, settings,
