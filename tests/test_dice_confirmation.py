@@ -12,6 +12,7 @@ import pytest
 
 from vision.dice_confirmation import ConfirmationSettings, confirm_dice, confirmations
 from vision.dice_explanation import BodyExplanation, DieReading
+from vision.dice_pipeline import StagedDiceReader
 from vision.dice_staged_reader import staged_reader
 from vision.die_crop import DieSquare
 
@@ -124,11 +125,16 @@ the squares of the fourth look, :mod:`vision.dice_centre_look`, it is higher, an
 the confirmation)."""
 
 
+def at_kept_threshold(reader: StagedDiceReader) -> StagedDiceReader:
+    """``reader`` with its per-die model read at :data:`KEPT_AT_THRESHOLD`."""
+    return dataclasses.replace(reader, reader=dataclasses.replace(reader.reader, threshold=KEPT_AT_THRESHOLD))
+
+
 def test_the_confirmation_stops_a_four_under_glare_read_as_a_two() -> None:
     image = _kept("sim-four-read-as-two-under-glare.png")
     shipped = staged_reader(expected_dice=3)
     assert shipped.reader.threshold > KEPT_AT_THRESHOLD
-    reader = dataclasses.replace(shipped, reader=dataclasses.replace(shipped.reader, threshold=KEPT_AT_THRESHOLD))
+    reader = at_kept_threshold(shipped)
     unconfirmed = dataclasses.replace(reader, confirmation=ConfirmationSettings(enabled=False)).read(image)
     assert unconfirmed.accepted and unconfirmed.faces == (2, 5, 6)  # the wrong read the confirmation stops
     assert not reader.read(image).accepted
@@ -139,7 +145,7 @@ def test_a_five_read_as_a_two_from_a_smaller_square_is_declined_naming_the_squar
     """At the threshold the frame was kept at, the two (0.981) is read surely and the confirmation declines it; at
     the shipped threshold it is not read surely at all."""
     shipped = staged_reader(expected_dice=3)
-    kept = dataclasses.replace(shipped, reader=dataclasses.replace(shipped.reader, threshold=KEPT_AT_THRESHOLD))
+    kept = at_kept_threshold(shipped)
     read = kept.read(_kept("sim-five-read-as-two.png"))
     assert not read.accepted and str(read.decline) == "unreadable"
     assert " reads 2 (" in read.detail and "from a square of the other dice's" in read.detail

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.test_dice_confirmation import KEPT_AT_THRESHOLD
+from tests.test_dice_confirmation import at_kept_threshold
 from vision.dice_reader_settings import DiceReaderSettings, ReaderSettingsError
 from vision.dice_size_from_reads import SizeFromReads, SizeSource
 from vision.dice_staged_reader import staged_reader
@@ -68,7 +68,7 @@ def test_a_frame_declined_at_a_size_not_told_is_read_again_larger() -> None:
     image = cv2.imread(str(Path(__file__).parent / "data" / "dice-frames" / "sim-declined-too-small.png"))
     shipped = staged_reader(expected_dice=3)
     assert shipped.read(image).faces == (1, 4, 6)
-    reader = dataclasses.replace(shipped, reader=dataclasses.replace(shipped.reader, threshold=KEPT_AT_THRESHOLD))
+    reader = at_kept_threshold(shipped)
     first_only = dataclasses.replace(reader, size_from_reads=SizeFromReads(declined_shares=()))
     declined = first_only.read(image)
     assert not declined.accepted and str(declined.decline) == "stacked" and declined.die_edge_px < 36.0
