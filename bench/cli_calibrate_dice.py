@@ -57,8 +57,7 @@ def _samples(items: Sequence[LabelledImage], reader: StagedDiceReader, max_pixel
     with Progress(console=console, transient=True) as progress:
         photos = ((load_image(item.image, max_pixels), item.dice)
                   for item in progress.track(items, description=description))
-        return calibration_samples(photos, reader.reader, reader.stages, reader.second_look, reader.leftover_scan,
-                                   reader.side_share, reader.centre_look)
+        return calibration_samples(photos, reader.reader, reader.stages, reader.looks, reader.side_share)
 
 
 def calibrate_dice(

@@ -11,7 +11,7 @@ from tests.test_dice_leftover_scan import CentredWithin
 from vision.dice_bodies import Body, find_bodies
 from vision.dice_centre_look import CentreLookSettings, centre_squares
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings
-from vision.dice_pipeline import look_and_explain
+from vision.dice_looks import LookSettings, look_and_explain
 from vision.dice_proposals import BodyProposals
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
@@ -81,7 +81,7 @@ def test_a_die_whose_proposed_square_is_turned_off_its_sides_is_read_by_the_four
     reader = CentredWithin(2.0)
     settings = ExplanationSettings(threshold=0.9)
     without = look_and_explain(frame, found, proposed, reader, settings,
-                               centre_look=CentreLookSettings(enabled=False))
+                               LookSettings(centre=CentreLookSettings(enabled=False)))
     assert without.explanations[0].dice == () and not without.explanations[0].explained
     looked = look_and_explain(frame, found, proposed, reader, settings)
     assert looked.explanations[0].explained

@@ -13,7 +13,7 @@ import pytest
 from vision.dice_bodies import Body, find_bodies
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings
 from vision.dice_leftover_scan import LeftoverScanSettings, scan_squares
-from vision.dice_pipeline import look_and_explain
+from vision.dice_looks import LookSettings, look_and_explain
 from vision.dice_proposals import BodyProposals
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
@@ -116,7 +116,7 @@ def test_a_die_no_proposed_square_was_centred_on_is_read_by_the_third_look() -> 
     reader = CentredWithin(0.15 * EDGE / math.sqrt(2) * 48 / 60 + 0.5)
     settings = ExplanationSettings(threshold=0.9)
     without = look_and_explain(frame, found, proposed, reader, settings,
-                               leftover_scan=LeftoverScanSettings(least_share=100.0))
+                               LookSettings(leftover=LeftoverScanSettings(least_share=100.0)))
     assert without.explanations[0].problem == "unexplained" and len(without.readings[0]) == 1
     assert [die.face for die in without.explanations[0].dice] == [5]
     looked = look_and_explain(frame, found, proposed, reader, settings)

@@ -13,7 +13,8 @@ from synthetic_dice import LeansAt, SpotCounter, die_frame
 
 from vision.dice_confirmation import ConfirmationSettings
 from vision.dice_explanation import DieReading
-from vision.dice_pipeline import StagedDiceReader, read_bodies
+from vision.dice_looks import read_bodies
+from vision.dice_pipeline import StagedDiceReader
 from vision.dice_scene import SceneSettings
 from vision.dice_second_look import SecondLookSettings, around, seeds
 from vision.die_crop import DieSquare

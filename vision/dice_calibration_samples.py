@@ -18,13 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice_bodies import find_bodies
-from vision.dice_centre_look import CentreLookSettings
 from vision.dice_explanation import ExplanationSettings
-from vision.dice_leftover_scan import LeftoverScanSettings
-from vision.dice_pipeline import CropReader, look_and_explain
+from vision.dice_looks import CropReader, LookSettings, look_and_explain
 from vision.dice_proposals import propose_squares
 from vision.dice_scoring import MATCH_SHARE, MATCH_SLACK_PX
-from vision.dice_second_look import SecondLookSettings
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
 from vision.die_reader_model import NOT_A_DIE
@@ -72,11 +69,10 @@ def labelled_edge(square: DieSquare, label: LabelledDie | None) -> float:
 
 
 def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]]], reader: CropReader,
-                        stages: DiceStageConfig | None = None, second_look: SecondLookSettings | None = None,
-                        leftover_scan: LeftoverScanSettings | None = None, side_share: float = 0.12,
-                        centre_look: CentreLookSettings | None = None) -> CalibrationSamples:
+                        stages: DiceStageConfig | None = None, looks: LookSettings | None = None,
+                        side_share: float = 0.12) -> CalibrationSamples:
     """Run the stages on each (frame, labels) and read every proposed square and every square of the later looks
-    (:func:`vision.dice_pipeline.look_and_explain`); ``reader``'s threshold decides where they are taken, and
+    (:func:`vision.dice_looks.look_and_explain`); ``reader``'s threshold decides where they are taken, and
     ``side_share`` (the side faces a flat die shows to the camera, :class:`vision.dice_pipeline.StagedDiceReader`)
     what a die read explains."""
     rows: list[np.ndarray] = []
@@ -88,8 +84,7 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
         labelled += len(labels)
         found = find_bodies(frame, stages)
         looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
-                                  ExplanationSettings(threshold=reader.threshold, side_share=side_share), second_look,
-                                  leftover_scan, centre_look)
+                                  ExplanationSettings(threshold=reader.threshold, side_share=side_share), looks)
         readings = [reading for body in looked.readings for reading in body]
         squares = [reading.square for reading in readings]
         matched += sum(1 for label in labels if any(true_class(square, [label]) != NOT_A_DIE for square in squares))

@@ -6,8 +6,10 @@ Stages, each a module with a typed result:
 2. propose die squares in each body (:mod:`vision.dice_proposals`; both stages' settings are one
    :class:`vision.dice_stage_config.DiceStageConfig`);
 3. read each square's upright crop (:mod:`vision.die_crop`) with the learned per-die reader (a
-   :class:`CropReader`: faces 1..6 and "not a flat readable die", each with its probability), then the
-   squares of a second look where it half believes a face (:mod:`vision.dice_second_look`);
+   :class:`vision.dice_looks.CropReader`: faces 1..6 and "not a flat readable die", each with its probability),
+   then the squares of the later looks (:mod:`vision.dice_looks`, their settings one
+   :class:`vision.dice_looks.LookSettings`): a second look where it half believes a face
+   (:mod:`vision.dice_second_look`);
 4. explain each body by its sure readings (:mod:`vision.dice_explanation`: at or above the reader's
    calibrated acceptance threshold, exactly one set of dice for the whole body); a body left unexplained beside
    the dice read in it gets a third look, squares of the die's size on a grid over what they leave
@@ -25,45 +27,24 @@ certificate names the exact reader. A declined read is never an outcome.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-import cv2
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_bodies import Bodies, Body, find_bodies
-from vision.dice_centre_look import CentreLookSettings, centre_squares
+from vision.dice_bodies import find_bodies
 from vision.dice_confirmation import ConfirmationSettings, confirm_dice
-from vision.dice_explanation import (
-    BodyExplanation,
-    BodyPixels,
-    DieReading,
-    ExplanationSettings,
-    bridge_squares,
-    explain_body,
-)
-from vision.dice_leftover_scan import LeftoverScanSettings, scan_squares
-from vision.dice_proposals import BodyProposals, propose_squares
+from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings
+from vision.dice_looks import CropReader, LookSettings, look_and_explain, read_squares
+from vision.dice_proposals import propose_squares
 from vision.dice_scene import LeanJudgement, SceneSettings, SceneVerdict, judge_scene
-from vision.dice_second_look import SecondLookSettings, around, seeds
 from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size, told
 from vision.dice_stage_config import DiceStageConfig
-from vision.die_crop import DieSquare, rectified_crop
+from vision.die_crop import DieSquare
 from vision.die_size_probe import SureDie, probed_edges
 from vision.frame import check_image
-
-
-class CropReader(Protocol):
-    """The learned per-die reader: crops of ``crop_px`` with ``margin`` in, one probability row per crop out."""
-
-    crop_px: int
-    margin: float
-    threshold: float
-    sha256: str
-
-    def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray: ...
 
 
 class LeanReader(Protocol):
@@ -113,18 +94,6 @@ class StagedRead:
                                                        "size_source": str(self.size_source)})}
 
 
-def body_in_frame(body: Body, pips: int = 0, bodies: Bodies | None = None) -> BodyPixels:
-    """A found body's pixels at the frame's resolution (its outline filled), placed at its bounding box, with the
-    ``pips`` found on or beside it and (given the ``bodies`` it is one of) its shaded pixels."""
-    x, y, width, height = body.bbox
-    mask = np.zeros((max(height, 1), max(width, 1)), np.uint8)
-    outline = np.round(body.contour_px - np.array([x, y], np.float32)).astype(np.int32)
-    cv2.fillPoly(mask, [outline], 1)
-    inside = mask.astype(bool)
-    shade = None if bodies is None else bodies.shade_in((x, y, mask.shape[1], mask.shape[0])) & inside
-    return BodyPixels(inside, (x, y), pips, shade)
-
-
 OVERHEAD_SIDE_SHARE = 0.2
 """A camera whose flat dice show side faces of at most this share of an edge looks down on the table: a side
 face beside a die read is a die that leans, and the lean model (:mod:`vision.die_lean_model`) judges every die
@@ -162,9 +131,8 @@ class StagedDiceReader:
     side_share: float = 0.12
     """Side face a flat die shows to this camera, as a share of its edge (0.12 overhead, ~0.45 oblique)."""
 
-    second_look: SecondLookSettings = field(default_factory=SecondLookSettings)
-    leftover_scan: LeftoverScanSettings = field(default_factory=LeftoverScanSettings)
-    centre_look: CentreLookSettings = field(default_factory=CentreLookSettings)
+    looks: LookSettings = field(default_factory=LookSettings)
+    """The looks after the proposed squares (:mod:`vision.dice_looks`)."""
     size_from_reads: SizeFromReads = field(default_factory=SizeFromReads)
     confirmation: ConfirmationSettings = field(default_factory=ConfirmationSettings)
     lean: LeanReader | None = None
@@ -199,7 +167,7 @@ class StagedDiceReader:
         found = find_bodies(frame, stages)
         looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
                                   ExplanationSettings(threshold=reader.threshold, side_share=self.side_share),
-                                  self.second_look, self.leftover_scan, self.centre_look)
+                                  self.looks)
         explanations = confirm_dice(looked.explanations, lambda squares: read_squares(frame, squares, reader),
                                     self.confirmation)
         return ExplainedFrame(found.die_edge_px, looked.bodies, explanations,
@@ -306,89 +274,3 @@ class _CountingReader:
     def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         self.squares += len(crops)
         return self.reader.probabilities(crops)
-
-
-def read_squares(frame: np.ndarray, squares: Sequence[DieSquare], reader: CropReader) -> np.ndarray:
-    """The reader's probabilities (one row per square) for the upright crops of ``squares``, in one batch."""
-    if not squares:
-        return np.zeros((0, 7))
-    crops = [rectified_crop(frame, square, reader.crop_px, reader.margin) for square in squares]
-    rows = np.asarray(reader.probabilities(crops), np.float64)
-    if rows.ndim != 2 or rows.shape[0] != len(squares) or rows.shape[1] < 7:
-        raise ValueError(f"the per-die reader {reader.sha256[:12]} gave {rows.shape} probabilities for "
-                         f"{len(squares)} crops")
-    return rows
-
-
-@dataclass(frozen=True)
-class LookedBodies:
-    """A frame's bodies after every look: each body's pixels, every reading taken in it, its explanation."""
-
-    bodies: list[BodyPixels]
-    readings: list[list[DieReading]]
-    explanations: list[BodyExplanation]
-
-
-def look_and_explain(frame: np.ndarray, found: Bodies, proposals: Sequence[BodyProposals], reader: CropReader,
-                     settings: ExplanationSettings, second_look: SecondLookSettings | None = None,
-                     leftover_scan: LeftoverScanSettings | None = None,
-                     centre_look: CentreLookSettings | None = None) -> LookedBodies:
-    """Read each body's proposed squares and those of the second look (:func:`read_bodies`), explain each body, then
-    read the squares of the third look over what a body leaves unexplained (:mod:`vision.dice_leftover_scan`, one
-    more batch for the frame) and explain those bodies again with every reading. The third look only adds dice: a
-    body keeps its first explanation unless the second explains it whole or reads more dice in it (so a square of
-    the grid that half believes a face beside the dice read does not change how the scene judges those pixels).
-    Last, where two dice read of one face would overlap, the square midway between them is read
-    (:func:`vision.dice_explanation.bridge_squares`): read surely as that face, they are one die. A body of about one
-    die's area in which no die is read then gets a fourth look, squares at its centre at every turn
-    (:mod:`vision.dice_centre_look`)."""
-    per_body = read_bodies(frame, [proposal.squares for proposal in proposals], reader, found.die_edge_px,
-                           second_look)
-    bodies = [body_in_frame(proposal.body, proposal.pips, found) for proposal in proposals]
-    explanations = [explain_body(body, readings, settings) for body, readings in zip(bodies, per_body, strict=True)]
-    looked = LookedBodies(bodies, per_body, explanations)
-    _look_again(frame, looked, [scan_squares(body, explanation, found.die_edge_px, leftover_scan)
-                                for body, explanation in zip(bodies, explanations, strict=True)], reader, settings,
-                adopt=lambda again, first: again.explained or len(again.dice) > len(first.dice))
-    _look_again(frame, looked, [bridge_squares(readings, settings) if explanation.problem == "unreadable" else []
-                                for readings, explanation in zip(per_body, explanations, strict=True)], reader,
-                settings)
-    _look_again(frame, looked, [centre_squares(body, explanation, found.die_edge_px, centre_look)
-                                for body, explanation in zip(bodies, looked.explanations, strict=True)], reader,
-                settings)
-    return looked
-
-
-def _look_again(frame: np.ndarray, looked: LookedBodies, squares: Sequence[Sequence[DieSquare]], reader: CropReader,
-                settings: ExplanationSettings,
-                adopt: Callable[[BodyExplanation, BodyExplanation], bool] = lambda again, first: True) -> None:
-    """Read each body's ``squares`` (one batch for the frame), add the readings to the body's, and explain each body
-    given more again, keeping the new explanation where ``adopt(new, old)`` holds."""
-    if not any(squares):
-        return
-    for index, more in enumerate(_read_per_body(frame, squares, reader)):
-        if more:
-            looked.readings[index].extend(more)
-            again = explain_body(looked.bodies[index], looked.readings[index], settings)
-            if adopt(again, looked.explanations[index]):
-                looked.explanations[index] = again
-
-
-def read_bodies(frame: np.ndarray, squares: Sequence[Sequence[DieSquare]], reader: CropReader, die_edge_px: float,
-                second_look: SecondLookSettings | None = None) -> list[list[DieReading]]:
-    """The readings of each body's proposed squares, then of the squares of a second look around its seeds
-    (:mod:`vision.dice_second_look`): two batches for the whole frame."""
-    look = second_look or SecondLookSettings()
-    per_body = _read_per_body(frame, squares, reader)
-    extra = [[square for seed in seeds(readings, reader.threshold, look) for square in around(seed, die_edge_px, look)]
-             for readings in per_body]
-    for readings, more in zip(per_body, _read_per_body(frame, extra, reader), strict=True):
-        readings.extend(more)
-    return per_body
-
-
-def _read_per_body(frame: np.ndarray, squares: Sequence[Sequence[DieSquare]], reader: CropReader
-                   ) -> list[list[DieReading]]:
-    """Every body's squares read in one batch, as each body's readings."""
-    rows = iter(read_squares(frame, [square for body in squares for square in body], reader))
-    return [[DieReading(square, tuple(float(p) for p in next(rows))) for square in body] for body in squares]
