@@ -33,6 +33,11 @@ Measured on an AMD EPYC 2-core
 machine and not kept: 40 px crops with a seventh-class share of 0.3 (``--crop-px 40 --not-a-die-share 0.3``),
 an epoch 10-13 s against 22 s at 48 px, in 56 epochs (729 s; 124 of the 265 Byler test dice, 1 wrong: a 2 read as
 1) and in 64 (940 s; 118, 1 wrong); 48 px crops at a share of 0.3 took 22 s an epoch, no less than at 0.4. The
+56-epoch 40 px recipe run again with the reader's four looks, 8-bit, its threshold fitted (0.9930): 693 s to train
+(10.2 s an epoch); 122 of the 265 Byler test dice read (the shipped model 128), none wrong, in 93 ms of processor
+time a photo against 134; matteop65 57 of 57; rendered seeds 20240611 / 777 declined 1.8 / 2.2 % (target 2 %),
+none wrong; but 1 of 200 wrong-count frames (seed 20240611) and 1 of 200 wrong-count frames with glare (seed 777)
+accepted with the dice read not as they lay, where the shipped model accepts none: not shipped. The
 recipe cuts its samples from frames rendered and proposed on the machine it runs on, and another CPU cuts a few
 of them differently (that machine: 1,781 twos against the card's 1,780, 31,425 of the seventh class against
 31,406), so a model retrained elsewhere has weights and a hash of its own: the card's hash names the shipped one::
