@@ -172,6 +172,10 @@ def _print_score(tally: Any, paths: list[Path], as_json: bool, of_images: int | 
         console.print("  accepted reads that disagree with the labels:", markup=False)
         for line in tally.disagreements:
             console.print(f"    {line}", markup=False, highlight=False)
+    if tally.declined_images:
+        console.print("  images declined whole (the first fault the reader names):", markup=False)
+        for line in tally.declined_images:
+            console.print(f"    {line}", markup=False, highlight=False)
 
 
 @read_app.command("roulette")

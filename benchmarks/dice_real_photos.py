@@ -71,7 +71,9 @@ def measure(folder: Path, read_frame: Callable[[np.ndarray], object], draw: Path
     per_frame = f"  {1000 * seconds / max(len(pairs), 1):.1f} ms of processor time per frame"
     title = folder.parent.name if part == "all" else f"{folder.parent.name}, {part} part"
     return [*score_lines(tally, title), per_frame, "  images where an accepted read disagrees with the labels:",
-            *(f"    {line}" for line in tally.disagreements)]
+            *(f"    {line}" for line in tally.disagreements),
+            "  images declined whole (the first fault the reader names):",
+            *(f"    {line}" for line in tally.declined_images)]
 
 
 def main() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -204,6 +205,9 @@ def test_read_dice_with_labels_scores_the_reader_on_a_folder(tmp_path: Path) -> 
     accepted_2 = any("dice-2.png" in line for line in figures["disagreements"])
     assert figures["wrong"] == int(accepted_2)  # the one mislabelled die, when its frame is read
     assert figures["correct"] >= 5
+    declined = figures["images"] - figures["images_accepted"]
+    assert len(figures["declined_images"]) == declined  # each named, with its reason and first fault
+    assert all(line.startswith(str(tmp_path / "dice-")) and ", " in line for line in figures["declined_images"])
     text = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo"])
     assert text.exit_code == 0 and "read correctly" in text.stdout and "confusion" in text.stdout
     assert all(len(line) <= 80 for line in text.stdout.splitlines()[1:] if "dice-" not in line)  # after the title
@@ -333,3 +337,20 @@ def test_an_interrupted_labels_run_prints_the_score_of_the_images_read_so_far(tm
     calls.clear()
     text = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo"])
     assert text.exit_code == 130 and "(interrupted: 2 of 3 images read)" in text.stdout.replace("\n", " ")
+
+
+def test_read_dice_with_labels_names_each_image_declined_whole_and_why(tmp_path: Path) -> None:
+    """A lab scoring the reader on its own photos sees which were declined and the fault the reader names."""
+    _labelled(tmp_path, (1,))
+    blank = tmp_path / "dice-blank.png"
+    cv2.imwrite(str(blank), np.full((240, 320, 3), 128, np.uint8))
+    blank.with_suffix(".txt").write_text("2 0.5 0.5 0.1 0.1\n")
+    result = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo", "--json"])
+    assert result.exit_code == 0, result.stderr
+    figures = json.loads(result.stdout)
+    (line,) = [line for line in figures["declined_images"] if "dice-blank.png" in line]
+    named = re.fullmatch(r".*dice-blank\.png: 1 die, ([a-z-]+): (.+)", line)
+    assert named is not None, line
+    assert named.group(1) in figures["not_read_by_reason"]  # the reason its labelled die is counted under
+    text = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo"])
+    assert "images declined whole" in text.stdout and "dice-blank.png: 1 die" in text.stdout.replace("\n", "")

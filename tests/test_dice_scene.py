@@ -93,6 +93,9 @@ def test_the_first_reason_in_the_order_is_given() -> None:
     stacked = BodyExplanation((read(200, 150),), "unexplained", "beside", 1400)
     verdict = judge_scene(frame, bodies, [cocked, stacked], EDGE, SceneSettings(expected_dice=2))
     assert verdict.decline is Decline.STACKED and "no flat face" in verdict.detail
+    # the reason's fault is named first, though its body was judged second
+    first, second = verdict.detail.split("; ")
+    assert "(200, 150)" in first and "no flat face" not in first and "no flat face" in second
 
 
 def test_mismatched_inputs_and_bad_settings_are_refused() -> None:

@@ -61,7 +61,7 @@ def _read(decline: Decline | None) -> StagedRead:
 
 
 def test_a_declined_frame_reports_no_outcome() -> None:
-    assert image_read_of("x", _read(Decline.COCKED)) == ImageRead("x", (), "cocked")
+    assert image_read_of("x", _read(Decline.COCKED)) == ImageRead("x", (), "cocked", "leaning")
     assert image_read_of("y", _read(None)).dice == (ReportedDie((10.0, 10.0), 3, None, 0.9),)
 
 
@@ -147,3 +147,17 @@ def test_the_real_photo_benchmark_scores_only_the_part_asked_for(tmp_path) -> No
     lines = photos.measure(images, read_frame, None, "test")
     assert len(seen) == 2 and lines[0] == "set, test part: 2 images (0 accepted whole)"
     assert photos.measure(images, read_frame, None)[0] == "set: 5 images (0 accepted whole)"
+
+
+def test_an_image_declined_whole_is_listed_with_its_reason_and_the_first_fault_named() -> None:
+    labels = [label(3, 100, 100), label(5, 300, 100)]
+    detail = ("body at (382, 500) of 0.68 dice shows no flat face that reads surely; dice read at (1, 2) and (3, 4) "
+              "would overlap; body at (9, 9) is smeared")
+    tally = score([(labels, ImageRead("a.jpg", (), "cocked", detail)),
+                   ([label(1, 50, 50)], ImageRead("b.jpg", (), "glare")),
+                   (labels, ImageRead("c.jpg", (ReportedDie((100.0, 100.0), 3), ReportedDie((300.0, 100.0), 5))))])
+    assert tally.declined_images == [
+        "a.jpg: 2 dice, cocked: body at (382, 500) of 0.68 dice shows no flat face that reads surely (and 2 more)",
+        "b.jpg: 1 die, glare: no detail given"]
+    assert tally.to_json()["declined_images"] == tally.declined_images
+    assert tally.declined == {"cocked": 2, "glare": 1} and tally.correct == 2

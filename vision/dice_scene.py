@@ -203,6 +203,7 @@ class SceneVerdict:
     dice: tuple[DieReading, ...]
     decline: Decline | None
     detail: str = ""
+    """Every fault found, "; " between them, those of the reason first (then as the bodies were judged)."""
 
     @property
     def accepted(self) -> bool:
@@ -601,7 +602,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
     if not declines and not dice:  # told no count (every die in view is read): a frame without one is no throw
         declines.append((Decline.HIDDEN, "no die is read in the frame"))
     ordered = sorted(dice, key=lambda die: (round(die.square.centre_px[0]), round(die.square.centre_px[1])))
-    if declines:
-        reason = min((decline for decline, _ in declines), key=DECLINE_ORDER.index)
-        return SceneVerdict(tuple(ordered), reason, "; ".join(detail for _, detail in declines))
+    if declines:  # the reason is the first in DECLINE_ORDER, and the detail names its faults first
+        declines.sort(key=lambda decline: DECLINE_ORDER.index(decline[0]))
+        return SceneVerdict(tuple(ordered), declines[0][0], "; ".join(detail for _, detail in declines))
     return SceneVerdict(tuple(ordered), None)

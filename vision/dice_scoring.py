@@ -12,6 +12,8 @@ benchmarks print the same figures from the same rules:
   was declined as a whole, else *missed* (the reader did not see it).
 - A die read in an accepted frame where no label is ("read with no label": a die read twice, or a die read where
   none lies) is an accepted read and a wrong one: in a game it would give a wrong count, or a face no die shows.
+- Each image declined as a whole is listed with its labelled dice, the reason and the first fault the reader
+  names in it (which body, and why), so a lab sees which of its photos the reader declines and what to look at.
 
 Wrong reads per 1,000 accepted are given with the upper end of the Clopper-Pearson 95 % interval: 0 wrong of
 300 accepted bounds the rate at 12 per 1,000, not 0.
@@ -52,6 +54,8 @@ class ImageRead:
     name: str
     dice: tuple[ReportedDie, ...]
     frame_decline: str | None = None
+    frame_detail: str = ""
+    """The reader's account of a declined frame: its faults, ``"; "`` between them (each naming a body or die)."""
 
 
 def upper_bound_per_1000(wrong: int, accepted: int) -> float:
@@ -74,6 +78,8 @@ class DiceScore:
     reads_without_label: int = 0
     disagreements: list[str] = field(default_factory=list)
     """One line per image where an accepted read disagrees with its labels."""
+    declined_images: list[str] = field(default_factory=list)
+    """One line per image declined as a whole (:func:`declined_line`)."""
 
     @property
     def labelled(self) -> int:
@@ -117,7 +123,7 @@ class DiceScore:
                 "wrong_upper_per_1000": round(self.wrong_upper_per_1000, 3),
                 "reads_without_label": self.reads_without_label, "confusion": self.confusion.tolist(),
                 "not_read_by_face": self.declined_by_face.tolist(), "not_read_by_reason": dict(self.declined),
-                "disagreements": list(self.disagreements)}
+                "disagreements": list(self.disagreements), "declined_images": list(self.declined_images)}
 
     def add(self, labels: Sequence[LabelledDie], read: ImageRead) -> None:
         """Score one image."""
@@ -147,6 +153,8 @@ class DiceScore:
             notes.append(f"{extra} read(s) with no label")
         if notes:
             self.disagreements.append(f"{read.name}: " + ", ".join(notes))
+        if read.frame_decline is not None:
+            self.declined_images.append(declined_line(read, len(labels)))
 
     def add_die(self, face: int, read_face: int | None, reason: str = "declined") -> None:
         """Count one labelled die of ``face`` (1..6) read as ``read_face``, or not read (None) for ``reason``: the
@@ -169,6 +177,16 @@ class DiceScore:
     def _not_read(self, face: int, reason: str) -> None:
         self.declined[reason] += 1
         self.declined_by_face[face - 1] += 1
+
+
+def declined_line(read: ImageRead, labelled: int) -> str:
+    """The line naming an image declined as a whole: its labelled dice, the reason, and the first fault of the
+    reader's detail (the staged reader names the reason's faults first) with how many more it names ("a.jpg: 7 dice,
+    cocked: body at (382, 500) of 0.68 dice shows no flat face that reads surely (and 2 more)")."""
+    faults = [fault for fault in read.frame_detail.split("; ") if fault]
+    first = faults[0] if faults else "no detail given"
+    more = f" (and {len(faults) - 1} more)" if len(faults) > 1 else ""
+    return f"{read.name}: {labelled} {'die' if labelled == 1 else 'dice'}, {read.frame_decline}: {first}{more}"
 
 
 def decline_reason(detail: str) -> str:
@@ -225,6 +243,6 @@ def image_read_of(name: str, read: object) -> ImageRead:
     ``decline``; ``detail``). A frame declined as a whole reports no die: none of its reads is an outcome."""
     decline = getattr(read, "decline", None)
     if decline is not None:
-        return ImageRead(name, (), str(decline))
+        return ImageRead(name, (), str(decline), str(getattr(read, "detail", "") or ""))
     return ImageRead(name, tuple(ReportedDie(tuple(die.centre_px), die.face, None, getattr(die, "confidence", None))
                                  for die in read.dice))
