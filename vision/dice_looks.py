@@ -4,12 +4,12 @@ The proposal stage (:mod:`vision.dice_proposals`) gives each body its squares; e
 (:mod:`vision.die_crop`), by the learned per-die reader (a :class:`CropReader`: faces 1..6 and "not a flat readable
 die", each with its probability), in one batch for the frame. Then, in one more batch each:
 
-1. a second look around the squares the reader half believes (:mod:`vision.dice_second_look`);
-2. after each body is explained (:mod:`vision.dice_explanation`), a third look on a grid over what the dice read
-   leave unexplained (:mod:`vision.dice_leftover_scan`);
-3. where two dice read of one face would overlap, the square midway between them
-   (:func:`vision.dice_explanation.bridge_squares`);
-4. a fourth look at the centre of a body of about one die in which no die is read (:mod:`vision.dice_centre_look`).
+- the second look: squares around those the reader half believes (:mod:`vision.dice_second_look`);
+- after each body is explained (:mod:`vision.dice_explanation`), the third look: a grid over what the dice read
+  leave unexplained (:mod:`vision.dice_leftover_scan`);
+- where two dice read of one face would overlap, the square midway between them
+  (:func:`vision.dice_explanation.bridge_squares`);
+- the fourth look: the centre of a body of about one die in which no die is read (:mod:`vision.dice_centre_look`).
 
 Every look only adds readings; the explanation stage decides what they mean. Which squares the looks take is set by
 one :class:`LookSettings`, shared by the reader (:class:`vision.dice_pipeline.StagedDiceReader`) and the threshold's
