@@ -156,7 +156,7 @@ def _score_dice(paths: list[Path], read_frame: Any, as_json: bool, max_pixels: i
 
 def _print_score(tally: Any, paths: list[Path], as_json: bool, of_images: int | None) -> None:
     """The score of ``--labels yolo`` (``of_images``: the images planned, when only a part of them was read)."""
-    from vision.dice_scoring import score_lines
+    from vision.dice_scoring import image_lines, score_lines
 
     if as_json:
         console.print_json(json.dumps(tally.to_json() | ({} if of_images is None else {"of_images": of_images,
@@ -166,16 +166,8 @@ def _print_score(tally: Any, paths: list[Path], as_json: bool, of_images: int | 
     title = ", ".join(str(path) for path in paths) if len(paths) <= 2 else f"{len(paths)} folders or images"
     if of_images is not None:
         title += f" (interrupted: {tally.images} of {of_images} images read)"
-    for line in score_lines(tally, title):
+    for line in [*score_lines(tally, title), *image_lines(tally)]:
         console.print(line, markup=False, highlight=False)
-    if tally.disagreements:
-        console.print("  accepted reads that disagree with the labels:", markup=False)
-        for line in tally.disagreements:
-            console.print(f"    {line}", markup=False, highlight=False)
-    if tally.declined_images:
-        console.print("  images declined whole (the first fault the reader names):", markup=False)
-        for line in tally.declined_images:
-            console.print(f"    {line}", markup=False, highlight=False)
 
 
 @read_app.command("roulette")

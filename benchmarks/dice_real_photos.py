@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.dice_scoring import image_read_of, score, score_lines
+from vision.dice_scoring import image_lines, image_read_of, score, score_lines
 from vision.die_samples import photos_in
 from vision.yolo_labels import BYLER_PHOTOS, MATTEOP65_PHOTOS, LabelledDie, labelled_images
 
@@ -70,10 +70,7 @@ def measure(folder: Path, read_frame: Callable[[np.ndarray], object], draw: Path
     tally = score(pairs)
     per_frame = f"  {1000 * seconds / max(len(pairs), 1):.1f} ms of processor time per frame"
     title = folder.parent.name if part == "all" else f"{folder.parent.name}, {part} part"
-    return [*score_lines(tally, title), per_frame, "  images where an accepted read disagrees with the labels:",
-            *(f"    {line}" for line in tally.disagreements),
-            "  images declined whole (the first fault the reader names):",
-            *(f"    {line}" for line in tally.declined_images)]
+    return [*score_lines(tally, title), per_frame, *image_lines(tally)]
 
 
 def main() -> int:

@@ -12,6 +12,7 @@ from vision.dice_scoring import (
     DiceScore,
     ImageRead,
     ReportedDie,
+    image_lines,
     image_read_of,
     score,
     score_lines,
@@ -161,3 +162,5 @@ def test_an_image_declined_whole_is_listed_with_its_reason_and_the_first_fault_n
         "b.jpg: 1 die, glare: no detail given"]
     assert tally.to_json()["declined_images"] == tally.declined_images
     assert tally.declined == {"cocked": 2, "glare": 1} and tally.correct == 2
+    assert image_lines(tally) == ["  images declined whole (the first fault the reader names):",
+                                  *(f"    {line}" for line in tally.declined_images)]  # no heading without images

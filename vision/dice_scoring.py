@@ -238,6 +238,17 @@ def score_lines(tally: DiceScore, title: str) -> list[str]:
     return lines
 
 
+def image_lines(tally: DiceScore) -> list[str]:
+    """The images to look at, each under its heading (a heading only over images): those where an accepted read
+    disagrees with the labels, then those declined whole. Lines may pass 80 columns: each names its image."""
+    lines: list[str] = []
+    for heading, images in (("accepted reads that disagree with the labels:", tally.disagreements),
+                            ("images declined whole (the first fault the reader names):", tally.declined_images)):
+        if images:
+            lines += [f"  {heading}", *(f"    {line}" for line in images)]
+    return lines
+
+
 def image_read_of(name: str, read: object) -> ImageRead:
     """An :class:`ImageRead` from a frame read (``dice`` with ``face``, ``centre_px``, ``confidence``;
     ``decline``; ``detail``). A frame declined as a whole reports no die: none of its reads is an outcome."""
