@@ -79,6 +79,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.die_crop import CROP_MARGIN, DieSquare, rectified_crop
+from vision.die_hiding_glare import lay_hiding_glare
 from vision.die_reader_calibration import fit_threshold
 from vision.die_reader_model import DEFAULT_MODEL, VIEWS, DieReaderModel, card_path, file_sha256
 from vision.die_samples import (
@@ -312,12 +313,29 @@ AUGMENT_CHUNKS = 16
 crops are the same whichever number of processes makes them (:class:`Augmenter`)."""
 
 
-def augmented_crops(patches: Patches, indices: np.ndarray, seed: int) -> np.ndarray:
+HIDING_GLARE_SHARE = 0.0
+"""Share of crops under a glare that clips to white (``--hiding-glare-share``,
+:func:`vision.die_hiding_glare.lay_hiding_glare`): a die crop whose glare hid a pip is taught as "not a flat
+readable die", so the reader abstains on a face glare has changed instead of reading the face left visible."""
+
+
+def augmented_crop(patches: Patches, index: int, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """One crop of the patch at ``index``, cut and augmented afresh, and its class (the seventh where a hiding glare
+    hid a pip)."""
+    crop = appearance(jittered_crop(patches.images[index], rng, patches.turns_deg[index]), rng)
+    label = int(patches.labels[index])
+    if HIDING_GLARE_SHARE and rng.random() < HIDING_GLARE_SHARE:  # no draw at 0: the recipe's random stream is kept
+        outcome = lay_hiding_glare(crop, None if label == NOT_A_DIE else label + 1, rng)
+        crop, label = outcome.crop, NOT_A_DIE if outcome.hid_pip else label
+    return photometric(crop, rng), label
+
+
+def augmented_crops(patches: Patches, indices: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The crops (N, CROP_PX, CROP_PX, 3) uint8 of ``patches`` at ``indices``, each cut and augmented afresh by a
-    generator seeded ``seed``."""
+    generator seeded ``seed``, and their classes (N,)."""
     rng = np.random.default_rng(seed)
-    return np.stack([photometric(appearance(jittered_crop(patches.images[i], rng, patches.turns_deg[i]), rng), rng)
-                     for i in indices])
+    made = [augmented_crop(patches, int(i), rng) for i in indices]
+    return np.stack([crop for crop, _ in made]), np.array([label for _, label in made], np.int64)
 
 
 _WORKER_PATCHES: Patches | None = None
@@ -332,7 +350,7 @@ def _worker_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _worker_chunk(job: tuple[np.ndarray, int]) -> np.ndarray:
+def _worker_chunk(job: tuple[np.ndarray, int]) -> tuple[np.ndarray, np.ndarray]:
     assert _WORKER_PATCHES is not None, "an augmenting worker started without patches"
     return augmented_crops(_WORKER_PATCHES, *job)
 
@@ -367,14 +385,15 @@ class Augmenter:
             self._pool = None
         _WORKER_PATCHES = None
 
-    def crops(self, indices: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The augmented crops (N, CROP_PX, CROP_PX, 3) uint8 of the patches at ``indices``, drawn from ``rng``."""
+    def crops(self, indices: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The augmented crops (N, CROP_PX, CROP_PX, 3) uint8 of the patches at ``indices``, drawn from ``rng``, and
+        their classes (:func:`augmented_crop`)."""
         seeds = rng.integers(0, 2**63, AUGMENT_CHUNKS)
         jobs = [(chunk, int(seed)) for chunk, seed in zip(np.array_split(indices, AUGMENT_CHUNKS), seeds, strict=True)
                 if len(chunk)]
         parts = (self._pool.map(_worker_chunk, jobs) if self._pool is not None
                  else [augmented_crops(self.patches, *job) for job in jobs])
-        return np.concatenate(parts)
+        return np.concatenate([crops for crops, _ in parts]), np.concatenate([labels for _, labels in parts])
 
 
 def training_batch(patches: Patches, rng: np.random.Generator, augmenter: Augmenter | None = None
@@ -382,8 +401,7 @@ def training_batch(patches: Patches, rng: np.random.Generator, augmenter: Augmen
     """One epoch's crops (N, CROP_PX, CROP_PX, 3) uint8 BGR and labels, every patch augmented afresh (by
     ``augmenter``'s processes; None: in this process). The network's steps take them batch by batch as float32 in
     0..1 (:func:`network_input`)."""
-    chosen = epoch_indices(patches.labels, rng)
-    return (augmenter or Augmenter(patches)).crops(chosen, rng), patches.labels[chosen]
+    return (augmenter or Augmenter(patches)).crops(epoch_indices(patches.labels, rng), rng)
 
 
 def network_input(crops: np.ndarray, layout):  # -> torch.Tensor
@@ -540,7 +558,7 @@ def calibrate(reader: DieReaderModel, validation: Patches, photos: list[Labelled
 
 
 def main(argv: list[str] | None = None) -> int:
-    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE, CAMERA_TURNS, NOT_A_DIE_SHARE
+    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE, CAMERA_TURNS, NOT_A_DIE_SHARE, HIDING_GLARE_SHARE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", choices=("A", "B"), default=None,
                         help="A: Byler train part + rendered; B: also the matteop65 train part (default B, the "
@@ -559,6 +577,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of an epoch's crops drawn from the seventh class (0 < share < 1)")
     parser.add_argument("--invert-share", type=float, default=INVERT_SHARE, help="share of crops colour-inverted")
     parser.add_argument("--hue-share", type=float, default=HUE_SHARE, help="share of crops whose hues are turned")
+    parser.add_argument("--hiding-glare-share", type=float, default=HIDING_GLARE_SHARE,
+                        help="share of crops under a clipping glare; a die whose pip it hid is taught as the seventh "
+                             "class")
+    parser.add_argument("--train-seed", type=int, default=SEED,
+                        help="seed of the network's weights and of each epoch's draws (the samples stay the "
+                             "recipe's)")
     parser.add_argument("--camera-turns", action=argparse.BooleanOptionalAction, default=False,
                         help="turn a photo's crops by 0..90 degrees in its frame only, keeping its camera's up")
     parser.add_argument("--channels-last", action=argparse.BooleanOptionalAction, default=True,
@@ -580,6 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     CROP_PX, WIDTHS = args.crop_px, widths
     PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE = args.photo_repeats, args.invert_share, args.hue_share
     CAMERA_TURNS = args.camera_turns
+    if not 0.0 <= args.hiding_glare_share <= 1.0:
+        parser.error(f"--hiding-glare-share must lie between 0 and 1, got {args.hiding_glare_share}")
+    HIDING_GLARE_SHARE = args.hiding_glare_share
     if not 0.0 < args.not_a_die_share < 1.0:
         parser.error(f"--not-a-die-share must lie between 0 and 1, got {args.not_a_die_share}")
     NOT_A_DIE_SHARE = args.not_a_die_share
@@ -613,7 +640,7 @@ def main(argv: list[str] | None = None) -> int:
     train_set = train_set + rendered + simulated
     validation = validation + sum(generated, Patches.empty())
     data |= {"photo_repeats": PHOTO_REPEATS, "not_a_die_share": NOT_A_DIE_SHARE, "invert_share": INVERT_SHARE,
-             "hue_share": HUE_SHARE, "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames,
+             "hue_share": HUE_SHARE, "hiding_glare_share": HIDING_GLARE_SHARE, "camera_turns": CAMERA_TURNS, "rendered_train_frames": args.rendered_frames,
              "rendered_train_seed": SEED,
              "rendered_validation_frames": RENDERED_VALIDATION_FRAMES,
              "rendered_validation_seed": RENDERED_VALIDATION_SEED,
@@ -623,7 +650,7 @@ def main(argv: list[str] | None = None) -> int:
              "validation_samples_per_class": np.bincount(validation.labels, minlength=7).tolist()}
     log(f"with rendered: train {len(train_set.labels)} {data['train_samples_per_class']}, "
         f"validation {len(validation.labels)}")
-    model = train(train_set, args.epochs, SEED, log, channels_last=args.channels_last, bfloat16=args.bfloat16,
+    model = train(train_set, args.epochs, args.train_seed, log, channels_last=args.channels_last, bfloat16=args.bfloat16,
                   augment_processes=args.augment_processes)
     export(model, args.out)
     digest = file_sha256(args.out)
@@ -635,7 +662,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.monotonic() - started
     log(f"validation accuracy {validation_accuracy:.4f}; calibration {calibration.as_dict()}")
     card |= {"threshold": calibration.threshold, "protocol": protocol, "calibration": calibration.as_dict(),
-             "training": {"epochs": args.epochs, "seed": SEED, "widths": list(WIDTHS), "seconds": round(seconds, 1),
+             "training": {"epochs": args.epochs, "seed": args.train_seed, "widths": list(WIDTHS), "seconds": round(seconds, 1),
                           "channels_last": args.channels_last, "bfloat16": args.bfloat16,
                           "augment_processes": args.augment_processes,
                           "validation_accuracy": validation_accuracy,

@@ -147,3 +147,18 @@ def test_the_network_takes_an_epoch_s_uint8_crops_as_float32_in_zero_to_one_in_e
         assert batch.dtype == torch.float32 and batch.shape == (5, 3, train.CROP_PX, train.CROP_PX)
         assert batch.is_contiguous(memory_format=layout)
         assert np.array_equal(batch.numpy(), expected)  # bit for bit
+
+
+def test_hiding_glare_teaches_a_die_whose_pip_it_hid_as_the_seventh_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    patch = np.full((train.CONTEXT_PX, train.CONTEXT_PX, 3), 120, np.uint8)
+    centre, edge = train.CONTEXT_PX // 2, train.CONTEXT_PX // 3
+    patch[centre - edge // 2:centre + edge // 2, centre - edge // 2:centre + edge // 2] = 230
+    for dx, dy in ((-8, -8), (8, -8), (-8, 8), (8, 8)):
+        cv2.circle(patch, (centre + dx, centre + dy), 4, (20, 20, 20), -1)
+    patches = train.Patches(np.repeat(patch[None], 200, axis=0), np.full(200, 3))  # fours
+    _, untouched = train.augmented_crops(patches, np.arange(200), 9)
+    assert set(untouched.tolist()) == {3}  # the recipe's default: no hiding glare
+    monkeypatch.setattr(train, "HIDING_GLARE_SHARE", 1.0)
+    _, labels = train.augmented_crops(patches, np.arange(200), 9)
+    assert set(labels.tolist()) == {3, train.NOT_A_DIE}
+    assert 10 <= int(np.sum(labels == train.NOT_A_DIE)) <= 190
