@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -12,7 +14,10 @@ pytest_plugins = ["pytester"]
 
 # Runs started by the tests (in this process or as `bench certify` subprocesses) must never find and use the
 # laboratory key of the machine they run on: point the key directory at an empty place.
-os.environ["BENCH_KEY_DIR"] = tempfile.mkdtemp(prefix="bench-test-keys-")
+# The folder is this process's: removed when it ends (after the subprocesses it started), never left in /tmp.
+_EMPTY_KEY_DIR = tempfile.mkdtemp(prefix="bench-test-keys-")
+atexit.register(shutil.rmtree, _EMPTY_KEY_DIR, ignore_errors=True)
+os.environ["BENCH_KEY_DIR"] = _EMPTY_KEY_DIR
 os.environ.pop("BENCH_KEY_PASSPHRASE", None)
 
 
