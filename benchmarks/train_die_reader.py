@@ -450,6 +450,13 @@ shipped recipe on two augmenting processes, with the epoch's crops also kept uin
 after (two runs), with the same losses."""
 
 
+EMA_DECAY = 0.0
+"""Decay of the exponential moving average of the weights (and batch-norm statistics) that is exported instead of
+the last step's weights (``--ema``; 0: the last step's). An average over the last few hundred steps smooths the
+step-to-step noise of the weights, which decides how surely the model misreads the rare crops the threshold is
+fitted on."""
+
+
 def train(patches: Patches, epochs: int, seed: int, log, model=None, batch_of=None, channels_last: bool = False,
           bfloat16: bool = False, augment_processes: int = 1) -> object:
     """Train the CNN (``model``, :func:`build_model` by default) on augmented crops of ``patches`` (AdamW, one-cycle
@@ -485,6 +492,11 @@ def _train_epochs(model, layout, patches: Patches, epochs: int, rng: np.random.G
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
     loss_of = torch.nn.CrossEntropyLoss()
+    average = None
+    if EMA_DECAY:
+        from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+
+        average = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(EMA_DECAY), use_buffers=True)
     for epoch in range(epochs):
         if epoch:
             started = time.monotonic()
@@ -502,10 +514,14 @@ def _train_epochs(model, layout, patches: Patches, epochs: int, rng: np.random.G
             loss.backward()
             optimiser.step()
             schedule.step()
+            if average is not None:
+                average.update_parameters(model)
             total += float(loss.detach()) * len(index)
             right += int((out.argmax(1) == y).sum())
         log(f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f}, train accuracy {right / len(order):.4f}, "
             f"{time.monotonic() - started:.1f} s")
+    if average is not None:
+        model = average.module
     model.eval()
     return model.to(memory_format=torch.contiguous_format)
 
@@ -562,7 +578,7 @@ def calibrate(reader: DieReaderModel, validation: Patches, photos: list[Labelled
 
 
 def main(argv: list[str] | None = None) -> int:
-    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE, CAMERA_TURNS, NOT_A_DIE_SHARE, HIDING_GLARE_SHARE
+    global CROP_PX, WIDTHS, PHOTO_REPEATS, INVERT_SHARE, HUE_SHARE, CAMERA_TURNS, NOT_A_DIE_SHARE, HIDING_GLARE_SHARE, EMA_DECAY
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocol", choices=("A", "B"), default=None,
                         help="A: Byler train part + rendered; B: also the matteop65 train part (default B, the "
@@ -584,6 +600,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hiding-glare-share", type=float, default=HIDING_GLARE_SHARE,
                         help="share of crops under a clipping glare; a die whose pip it hid is taught as the seventh "
                              "class")
+    parser.add_argument("--ema", type=float, default=EMA_DECAY,
+                        help="export the moving average of the weights with this decay per step (0: the last step's)")
     parser.add_argument("--train-seed", type=int, default=SEED,
                         help="seed of the network's weights and of each epoch's draws (the samples stay the "
                              "recipe's)")
@@ -611,6 +629,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 <= args.hiding_glare_share <= 1.0:
         parser.error(f"--hiding-glare-share must lie between 0 and 1, got {args.hiding_glare_share}")
     HIDING_GLARE_SHARE = args.hiding_glare_share
+    if not 0.0 <= args.ema < 1.0:
+        parser.error(f"--ema must lie within 0..1 (1 excluded), got {args.ema}")
+    EMA_DECAY = args.ema
     if not 0.0 < args.not_a_die_share < 1.0:
         parser.error(f"--not-a-die-share must lie between 0 and 1, got {args.not_a_die_share}")
     NOT_A_DIE_SHARE = args.not_a_die_share
@@ -666,7 +687,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.monotonic() - started
     log(f"validation accuracy {validation_accuracy:.4f}; calibration {calibration.as_dict()}")
     card |= {"threshold": calibration.threshold, "protocol": protocol, "calibration": calibration.as_dict(),
-             "training": {"epochs": args.epochs, "seed": args.train_seed, "widths": list(WIDTHS), "seconds": round(seconds, 1),
+             "training": {"epochs": args.epochs, "seed": args.train_seed, "ema_decay": EMA_DECAY, "widths": list(WIDTHS), "seconds": round(seconds, 1),
                           "channels_last": args.channels_last, "bfloat16": args.bfloat16,
                           "augment_processes": args.augment_processes,
                           "validation_accuracy": validation_accuracy,

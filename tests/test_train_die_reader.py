@@ -162,3 +162,14 @@ def test_hiding_glare_teaches_a_die_whose_pip_it_hid_as_the_seventh_class(monkey
     _, labels = train.augmented_crops(patches, np.arange(200), 9)
     assert set(labels.tolist()) == {3, train.NOT_A_DIE}
     assert 10 <= int(np.sum(labels == train.NOT_A_DIE)) <= 190
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [("--ema", "1", "--ema must lie within 0..1"),
+                                                          ("--ema", "-0.1", "--ema must lie within 0..1"),
+                                                          ("--hiding-glare-share", "1.5",
+                                                           "--hiding-glare-share must lie between 0 and 1")])
+def test_an_out_of_range_training_option_is_refused(option: str, value: str, message: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        train.main([option, value, "--calibrate-only"])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
