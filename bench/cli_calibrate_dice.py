@@ -6,7 +6,8 @@ per-die model reads every square they propose, and each square takes the face of
 on, else "not a flat readable die" (:mod:`vision.dice_calibration_samples`). The threshold is the smallest
 at which wrong reads stay at most ``--max-wrong`` of the accepted ones there and at every higher threshold
 (:func:`vision.die_reader_calibration.fit_threshold`). A fit below the model card's threshold is written
-only when the photos vouch for ``--max-wrong`` at 95 % (Clopper-Pearson upper bound within it); otherwise
+only when the photos vouch for ``--max-wrong`` at 95 % (Clopper-Pearson upper bound within it, counting each
+labelled die, or body with no labelled die, once however many of its squares are read); otherwise
 the card's threshold is written (:func:`vision.die_reader_calibration.lab_threshold`), since a few photos
 with no wrong read do not show that a lower threshold keeps wrong reads rare. The reader configuration is
 written with the threshold, the model's hash it was fitted for, the figures at the threshold written and,
@@ -108,10 +109,10 @@ def calibrate_dice(
         raise input_error(str(error)) from None
     if len(samples.truth) == 0:
         raise input_error(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
-    fit = fit_threshold(samples.probabilities, samples.truth, max_wrong)
+    fit = fit_threshold(samples.probabilities, samples.truth, max_wrong, groups=samples.groups)
     chosen = lab_threshold(fit, reader.reader.model.card.threshold)
     in_force = fit if chosen.threshold == fit.threshold else \
-        figures_at(samples.probabilities, samples.truth, chosen.threshold, max_wrong)
+        figures_at(samples.probabilities, samples.truth, chosen.threshold, max_wrong, groups=samples.groups)
     calibration = {**in_force.as_dict(), **chosen.as_dict(), "fit": fit.as_dict(),
                    "photos": [str(folder) for folder in folders], "images": samples.images,
                    "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,
@@ -120,7 +121,7 @@ def calibrate_dice(
     fitted = settings.model_copy(update={"threshold": chosen.threshold, "model_sha256": reader.reader.sha256,
                                          "model_views": reader.reader.model.card.views, "calibration": calibration})
     atomic_write_text(output, settings_json(fitted))
-    upper = 1000 * fit.wrong_rate_upper_95
+    upper = 1000 * fit.vouching_upper_95
     console.print(f"threshold {chosen.threshold:.6f} written to {output}: {chosen.reason}", markup=False,
                   highlight=False)
     if in_force is not fit:
@@ -134,8 +135,9 @@ def calibrate_dice(
                   f"({samples.labelled_with_a_square} with a square proposed)", markup=False, highlight=False)
     console.print(f"  at the fit: {fit.crops} squares read, {fit.accepted} accepted ({fit.accepted_share:.1%}), "
                   f"{fit.wrong} wrong", markup=False, highlight=False)
-    console.print(f"  wrong per 1,000 accepted: {1000 * fit.wrong_rate:.1f} (95 % upper bound {upper:.1f})",
-                  markup=False, highlight=False)
+    console.print(f"  the accepted squares lie on {fit.groups_accepted} dice or bodies, {fit.groups_wrong} of them "
+                  f"read wrong: wrong per 1,000 accepted {1000 * fit.wrong_rate:.1f} (95 % upper bound {upper:.1f}, "
+                  "counting each die or body once)", markup=False, highlight=False)
     if upper > 1000 * max_wrong:
-        console.print(f"  so few accepted squares vouch for at most {upper:.1f} wrong per 1,000: label more "
+        console.print(f"  so few dice vouch for at most {upper:.1f} wrong per 1,000: label more "
                       f"photos to vouch for {1000 * max_wrong:g}", markup=False, highlight=False)

@@ -42,3 +42,25 @@ def test_a_die_left_unlabelled_makes_its_squares_not_a_die() -> None:
     frame, _ = die_frame(centres, faces=faces)
     samples = calibration_samples([(frame, labels_of(centres[:1], faces[:1]))], SpotCounter())
     assert samples.labelled == 1 and (samples.truth == NOT_A_DIE).sum() >= 1
+
+
+def test_squares_are_grouped_by_the_die_they_lie_on_or_else_by_their_body() -> None:
+    centres, faces = [(60, 60), (160, 120), (250, 180)], [3, 6, 1]
+    frame, _ = die_frame(centres, faces=faces)
+    labels = labels_of(centres[:2], faces[:2])  # the third die left unlabelled: its squares lie on no die
+    samples = calibration_samples([(frame, labels), (frame, labels)], SpotCounter())
+    assert samples.groups is not None and samples.groups.shape == samples.truth.shape
+    half = len(samples.truth) // 2  # the same photo twice: the same squares, in the same order
+    first, second = samples.groups[:half], samples.groups[half:]
+    assert not set(first.tolist()) & set(second.tolist())  # no group spans two photos
+    for groups in (first, second):
+        truth = samples.truth[:half]
+        on_dice = {truth[i]: set() for i in range(half) if truth[i] != NOT_A_DIE}
+        for group, face in zip(groups, truth, strict=True):
+            if face != NOT_A_DIE:
+                on_dice[face].add(int(group))
+        assert all(len(found) == 1 for found in on_dice.values())  # one group for each labelled die...
+        assert len({next(iter(found)) for found in on_dice.values()}) == len(on_dice)  # ...each its own
+        off = {int(group) for group, face in zip(groups, truth, strict=True) if face == NOT_A_DIE}
+        assert off and not off & set().union(*on_dice.values())  # squares on no die: their bodies' groups
+    assert len(set(samples.groups.tolist())) < len(samples.groups)  # several squares share a group

@@ -129,3 +129,37 @@ def test_the_figures_at_a_threshold_in_force_follow_the_fits_rule() -> None:
     assert stricter.accepted == int((faces & (confidence >= 0.9)).sum())
     assert stricter.wrong == int((faces & (confidence >= 0.9) & (best != truth)).sum())
     assert stricter.threshold == 0.9 and stricter.crops == 400
+
+
+def test_squares_on_one_die_vouch_once_not_once_each() -> None:
+    """5,000 accepted squares, none wrong, vouch for 1 wrong per 1,000 at 95 % as independent trials (upper bound
+    about 0.74 per 1,000); as 5 squares on each of 1,000 dice they vouch only for about 3.7, so a lab's fit below
+    the card is not written."""
+    card = 0.999
+    best = np.zeros(6000, int)
+    best[5000:] = 6  # 1,000 squares read as no die
+    probabilities = _probabilities(best, np.full(6000, 0.995))
+    truth = np.zeros(6000, int)
+    independent = fit_threshold(probabilities, truth, 0.001, groups=np.arange(6000))
+    assert independent.groups_accepted == 5000 and independent.vouching_upper_95 < 0.001
+    assert lab_threshold(independent, card).threshold == independent.threshold < card
+    five_a_die = fit_threshold(probabilities, truth, 0.001, groups=np.arange(6000) // 5)
+    assert five_a_die.threshold == independent.threshold and five_a_die.accepted == 5000  # the same fit...
+    assert five_a_die.groups_accepted == 1000 and five_a_die.groups_wrong == 0
+    assert five_a_die.vouching_upper_95 == pytest.approx(clopper_pearson_upper(0, 1000))
+    assert five_a_die.wrong_rate_upper_95 < 0.001 < five_a_die.vouching_upper_95  # ...vouching for less
+    kept = lab_threshold(five_a_die, card)
+    assert kept.threshold == card and not kept.vouched
+    assert five_a_die.as_dict()["groups_accepted"] == 1000
+
+
+def test_a_group_is_wrong_when_one_of_its_accepted_squares_is() -> None:
+    best = np.array([0, 0, 1, 1, 2, 2])
+    confidence = np.array([0.99, 0.98, 0.99, 0.6, 0.99, 0.99])
+    truth = np.array([0, 1, 1, 0, 2, 2])  # group 0: one square wrong; group 1: its wrong square not accepted
+    groups = np.array([0, 0, 1, 1, 2, 2])
+    at = figures_at(_probabilities(best, confidence), truth, 0.9, 0.5, groups=groups)
+    assert (at.accepted, at.wrong, at.groups_accepted, at.groups_wrong) == (5, 1, 3, 1)
+    assert figures_at(_probabilities(best, confidence), truth, 0.9, 0.5).groups_accepted is None
+    with pytest.raises(ValueError, match="groups"):
+        fit_threshold(_probabilities(best, confidence), truth, 0.5, groups=groups[:4])

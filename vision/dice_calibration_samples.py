@@ -7,6 +7,10 @@ nearest the square's centre, within the distance at which :mod:`vision.dice_scor
 a label (so a sure face read there is scored as that die's read, right or wrong); a square near no labelled
 die is "not a flat readable die", so a face read there surely counts as a wrong read (at run time it would
 be a die that is not there).
+
+Each square also takes a group, for the bound that says what the photos vouch for
+(:mod:`vision.die_reader_calibration`): the labelled die it lies on, or, lying on none, the body it lies in.
+Squares of one group are reads of one thing, not independent trials.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ class CalibrationSamples:
     labelled_edges: np.ndarray | None = None
     """The edge of the labelled die each square lies on, px, from its box turned as the square is (NaN: none;
     rows as ``probabilities``)."""
+    groups: np.ndarray | None = None
+    """Each square's group (rows as ``probabilities``): one number for each labelled die of every photo, and one
+    for each body of a photo for the squares in it that lie on no labelled die."""
 
 
 def label_under(square: DieSquare, labels: Sequence[LabelledDie]) -> LabelledDie | None:
@@ -78,7 +85,9 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
     rows: list[np.ndarray] = []
     truth: list[int] = []
     edges: list[float] = []  # of the labelled dice the squares lie on
+    groups: list[int] = []
     images = labelled = matched = 0
+    next_group = 0
     for frame, labels in photos:
         images += 1
         labelled += len(labels)
@@ -86,6 +95,7 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
         looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
                                   ExplanationSettings(threshold=reader.threshold, side_share=side_share), looks)
         readings = [reading for body in looked.readings for reading in body]
+        bodies = [index for index, body in enumerate(looked.readings) for _ in body]
         squares = [reading.square for reading in readings]
         matched += sum(1 for label in labels if any(true_class(square, [label]) != NOT_A_DIE for square in squares))
         if readings:
@@ -93,6 +103,10 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
             under = [label_under(square, labels) for square in squares]
             truth.extend(NOT_A_DIE if label is None else label.face - 1 for label in under)
             edges.extend(labelled_edge(square, label) for square, label in zip(squares, under, strict=True))
+            label_group = {id(label): next_group + at for at, label in enumerate(labels)}
+            groups.extend(next_group + len(labels) + body if label is None else label_group[id(label)]
+                          for label, body in zip(under, bodies, strict=True))
+        next_group += len(labels) + len(looked.readings)
     probabilities = np.concatenate(rows) if rows else np.zeros((0, NOT_A_DIE + 1))
     return CalibrationSamples(probabilities, np.asarray(truth, int), images, labelled, matched,
-                              np.asarray(edges, np.float64))
+                              np.asarray(edges, np.float64), np.asarray(groups, np.int64))
