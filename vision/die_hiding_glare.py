@@ -2,8 +2,8 @@
 
 A real camera's glare clips to white: a bright arc over a dark die washes out the pips under it, and the face
 left visible can be another face's (a four with two pips under glare shows a two). Such a die is not readable, so
-the reader must abstain on it (issue 28: never guess; DESIGN "a run declines rather than guesses"). This module
-lays such a glare over a training crop and tells, pip by pip, whether the glare hid one:
+the reader must abstain on it rather than guess (DESIGN: never guess). This module lays such a glare over a training
+crop and tells, pip by pip, whether the glare hid one:
 
 - **hidden**: some pip's contrast with the face around it fell below :data:`HIDDEN_CONTRAST` of what it was. The
   crop is then a sample of "not a flat readable die".
