@@ -182,6 +182,7 @@ def fit_threshold(probabilities: np.ndarray, truth: np.ndarray, max_wrong_rate: 
     conf, wrong, face_groups, confidence = _face_reads(probabilities, truth, max_wrong_rate, not_a_die, groups)
     order = np.argsort(-conf, kind="stable")
     conf, wrong = conf[order], wrong[order]
+    face_groups = None if face_groups is None else face_groups[order]
     # accepting the k most confident reads: wrong among them, over k
     accepted = np.arange(1, len(conf) + 1)
     wrong_so_far = np.cumsum(wrong)
@@ -195,13 +196,8 @@ def fit_threshold(probabilities: np.ndarray, truth: np.ndarray, max_wrong_rate: 
     candidates = np.nonzero(last_of_tie[:prefix])[0]
     if len(candidates) == 0:
         threshold = float(np.nextafter(confidence.max(), 2.0)) if len(confidence) else 1.0
-        nothing = np.zeros(len(conf), bool)
         return Calibration(min(threshold, 1.0), len(truth), 0, 0, max_wrong_rate,
-                           *_group_figures(nothing, wrong, face_groups))
+                           *_group_figures(np.zeros(len(conf), bool), wrong, face_groups))
     k = int(candidates[-1])
-    if face_groups is None:
-        return Calibration(float(conf[k]), len(truth), k + 1, int(wrong_so_far[k]), max_wrong_rate)
-    taken = np.zeros(len(conf), bool)
-    taken[:k + 1] = True
     return Calibration(float(conf[k]), len(truth), k + 1, int(wrong_so_far[k]), max_wrong_rate,
-                       *_group_figures(taken, wrong, face_groups[order]))
+                       *_group_figures(accepted <= k + 1, wrong, face_groups))
