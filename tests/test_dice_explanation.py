@@ -88,8 +88,11 @@ def test_a_body_larger_than_its_read_dice_is_unexplained_not_read() -> None:
 
 
 def test_readings_below_the_threshold_explain_nothing() -> None:
-    result = explain_body(body_of(A), [reading(A, 6, 0.89)], SETTINGS)
+    result = explain_body(body_of(A), [reading(A, 6, 0.89), reading(A, 2, 0.5), reading(A, None, 0.95)], SETTINGS)
     assert result.problem == "unexplained" and result.detail == "no die is read in it"
+    # the face one square gave the most, and its probability, for the scene's judge to name
+    assert result.best_face == 6 and result.best_face_probability == pytest.approx(0.89)
+    assert result.face_likelihood == pytest.approx(1 - 0.11 / 6)
     assert explain_body(body_of(A), [reading(A, 6, 0.89)], ExplanationSettings(threshold=0.85)).explained
 
 

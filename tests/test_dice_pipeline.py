@@ -54,12 +54,24 @@ def test_a_die_the_reader_is_not_sure_of_declines_the_frame() -> None:
                     row[int(row.argmax())] = 0.6
             return rows
 
+    def reader_with(lean: LeansAt) -> StagedDiceReader:
+        return StagedDiceReader(UnsureOfBlue(), SceneSettings(expected_dice=2), lean=lean, confirmation=UPRIGHT)
+
     frame, _ = die_frame([(60, 60), (160, 120)], faces=[3, 6])
     blue = frame[100:141, 140:181]
     blue[(blue > 200).all(axis=2)] = (250, 200, 150)
     read = reader(UnsureOfBlue(), expected_dice=2).read(frame)
-    assert read.decline is Decline.COCKED and read.faces == ()
-    assert "shows no flat face that reads surely" in read.detail
+    # the reader takes the blue die for a face but is sure of none: unreadable, never cocked
+    assert read.decline is Decline.UNREADABLE and read.faces == ()
+    assert "face with 0.933 (most likely a 1, at 0.600), but no face reads surely" in read.detail
+    assert "the lean model gives that square 0.100 of not lying flat" in read.detail
+    # the lean model is asked of its square most like a face, with the die read: when it leans, the die is cocked
+    flat = LeansAt(0.0)
+    assert reader_with(flat).read(frame).decline is Decline.UNREADABLE
+    assert flat.asked and set(flat.asked) == {2}  # each judgement asks of both dice in one batch
+    leaning = LeansAt(200.0)
+    read = reader_with(leaning).read(frame)
+    assert read.decline is Decline.COCKED and "dice reads no face surely; its square most like a face leans" in read.detail
     assert reader(SpotCounter(), expected_dice=2).read(frame).faces == (3, 6)  # read when the reader is sure
 
 

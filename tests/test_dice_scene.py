@@ -52,8 +52,28 @@ def test_a_smeared_die_is_motion_and_a_sharp_one_is_not() -> None:
 
 def test_an_unexplained_body_is_named_by_what_it_shows() -> None:
     frame, bodies = die_frame([(150, 120)])
-    unexplained = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px)
-    assert judge_scene(frame, bodies, [unexplained], EDGE, SceneSettings()).decline is Decline.COCKED
+    pipped = [BodyPixels(bodies[0].mask, bodies[0].origin, pips=4)]
+    leaning = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px, face_likelihood=0.1)
+    verdict = judge_scene(frame, pipped, [leaning], EDGE, SceneSettings())
+    assert verdict.decline is Decline.COCKED and "no flat face" in verdict.detail
+    # squares the reader takes for a face, none of them surely one: a die it cannot read, not a cocked one
+    square = DieSquare((150.0, 120.0), EDGE)
+    unsure = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px, face_likelihood=0.97,
+                             unsure_reading=DieReading(square, (0.01, 0.1, 0.02, 0.02, 0.81, 0.01, 0.03)))
+    verdict = judge_scene(frame, bodies, [unsure], EDGE, SceneSettings())
+    assert verdict.decline is Decline.UNREADABLE
+    assert "face with 0.970 (most likely a 5, at 0.810), but no face reads surely (a flat die" in verdict.detail
+    # the lean model, asked of that square: flat leaves it unreadable, leaning makes it cocked
+    flat = LeanJudgement({square: (0.95, 0.03, 0.02)}, 0.4, "ab" * 32)
+    verdict = judge_scene(frame, bodies, [unsure], EDGE, SceneSettings(), flat)
+    assert verdict.decline is Decline.UNREADABLE and "the lean model gives that square 0.050 of not" in verdict.detail
+    leaning = LeanJudgement({square: (0.3, 0.6, 0.1)}, 0.4, "ab" * 32)
+    verdict = judge_scene(frame, bodies, [unsure], EDGE, SceneSettings(), leaning)
+    assert verdict.decline is Decline.COCKED
+    assert verdict.detail.startswith("body at (150, 120) of 1.16 dice reads no face surely; its square most like a "
+                                     "face leans: the lean model abababababab gives it 0.700 of not lying flat")
+    oblique = SceneSettings(leaning_check=False)  # the lean model is not asked of an oblique camera's dice
+    assert judge_scene(frame, bodies, [unsure], EDGE, oblique, leaning).decline is Decline.UNREADABLE
     beside = BodyExplanation((read(150, 120),), "unexplained", "0.9 of a die's area beside the 1 read", 1400)
     assert judge_scene(frame, bodies, [beside], EDGE, SceneSettings()).decline is Decline.STACKED
     disagree = BodyExplanation((), "unreadable", "the die at (150, 120) reads 3 (0.99) and 5 (0.95)")
@@ -92,10 +112,10 @@ def test_the_first_reason_in_the_order_is_given() -> None:
     cocked = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px)
     stacked = BodyExplanation((read(200, 150),), "unexplained", "beside", 1400)
     verdict = judge_scene(frame, bodies, [cocked, stacked], EDGE, SceneSettings(expected_dice=2))
-    assert verdict.decline is Decline.STACKED and "no flat face" in verdict.detail
+    assert verdict.decline is Decline.STACKED and "no face reads surely" in verdict.detail
     # the reason's fault is named first, though its body was judged second
     first, second = verdict.detail.split("; ")
-    assert "(200, 150)" in first and "no flat face" not in first and "no flat face" in second
+    assert "(200, 150)" in first and "no face reads surely" not in first and "no face reads surely" in second
 
 
 def test_mismatched_inputs_and_bad_settings_are_refused() -> None:
@@ -114,7 +134,7 @@ def test_a_body_beyond_the_arena_with_no_die_read_is_not_judged() -> None:
                           SceneSettings(arena=arena, expected_dice=1))
     assert verdict.accepted and [die.face for die in verdict.dice] == [5]
     inside = judge_scene(frame, bodies, [marker, explained(read(200, 150))], EDGE, SceneSettings(expected_dice=1))
-    assert inside.decline is Decline.COCKED  # the same body inside the arena is judged
+    assert inside.decline is Decline.UNREADABLE  # the same body inside the arena is judged
 
 
 def showing_no_die(body_area: float) -> BodyExplanation:
@@ -134,7 +154,7 @@ def test_a_body_that_shows_no_die_is_left_aside_and_a_die_missed_so_leaves_the_c
     pips_body = [bodies[0], BodyPixels(bodies[1].mask, bodies[1].origin, pips=5)]
     assert judge_scene(frame, pips_body, with_pips, EDGE, SceneSettings()).decline is Decline.COCKED
     believed = BodyExplanation((), "unexplained", "no die is read in it", bodies[1].area_px, face_likelihood=0.7)
-    assert judge_scene(frame, bodies, [dice[0], believed], EDGE, SceneSettings()).decline is Decline.COCKED
+    assert judge_scene(frame, bodies, [dice[0], believed], EDGE, SceneSettings()).decline is Decline.UNREADABLE
 
 
 def test_a_smeared_body_that_shows_no_die_names_motion_when_the_count_is_short() -> None:
@@ -228,7 +248,7 @@ def test_a_smeared_body_that_shows_a_die_not_read_is_motion_not_cocked() -> None
     assert judge_scene(smeared_frame, bodies, [not_read], EDGE, SceneSettings()).decline is Decline.MOTION
     sharp, sharp_bodies = die_frame([(150, 120)])
     still = BodyExplanation((), "unexplained", "no die is read in it", sharp_bodies[0].area_px, face_likelihood=0.8)
-    assert judge_scene(sharp, sharp_bodies, [still], EDGE, SceneSettings()).decline is Decline.COCKED
+    assert judge_scene(sharp, sharp_bodies, [still], EDGE, SceneSettings()).decline is Decline.UNREADABLE
 
 
 def die_with_beside(paint) -> tuple[np.ndarray, list[BodyPixels]]:

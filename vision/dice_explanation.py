@@ -164,6 +164,9 @@ class BodyExplanation:
     face_likelihood: float = 1.0
     """The most probability any square of the body gave to the faces together (1 - "not a flat readable die"):
     near 0 when the reader is sure no square holds a die's face."""
+    unsure_reading: DieReading | None = None
+    """With no die read in the body, the reading of its squares that gave one face the most probability (under the
+    acceptance threshold, since no die is read; None: no square was read)."""
     leftover: np.ndarray | None = None
     """bool, as the body's mask: with dice read in a body they do not explain, its pixels they leave (for the
     scene's judge to tell a shadow or a glare spot on the cloth from a die)."""
@@ -176,6 +179,19 @@ class BodyExplanation:
     @property
     def explained(self) -> bool:
         return self.problem is None
+
+    @property
+    def best_face(self) -> int | None:
+        """The face :attr:`unsure_reading` gave the most probability (None without it)."""
+        if self.unsure_reading is None:
+            return None
+        return 1 + max(range(FACES), key=self.unsure_reading.probabilities.__getitem__)
+
+    @property
+    def best_face_probability(self) -> float:
+        """The probability :attr:`unsure_reading` gave :attr:`best_face` (0 without it)."""
+        face = self.best_face
+        return 0.0 if face is None else float(self.unsure_reading.probabilities[face - 1])
 
 
 def _distance(a: DieSquare, b: DieSquare) -> float:
@@ -303,7 +319,9 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
         return BodyExplanation((), "unreadable", disagreement)
     if not dice:
         likelihood = max((r.face_likelihood for r in readings), default=0.0)
-        return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0))
+        unsure = max(readings, key=lambda r: max(r.probabilities[:FACES]), default=None)
+        return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0),
+                               unsure_reading=unsure)
     die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))
     beside = _beside_dice(body, dice, settings.side_share)
     leftover = beside if body.shade is None else beside & ~body.shade  # its shadow aside

@@ -182,7 +182,8 @@ class DiceScore:
 def declined_line(read: ImageRead, labelled: int) -> str:
     """The line naming an image declined as a whole: its labelled dice, the reason, and the first fault of the
     reader's detail (the staged reader names the reason's faults first) with how many more it names ("a.jpg: 7 dice,
-    cocked: body at (382, 500) of 0.68 dice shows no flat face that reads surely (and 2 more)")."""
+    unreadable: body at (382, 500) of 0.68 dice: its squares show a die's face with 1.000 (most likely a 2, at
+    0.933), but no face reads surely (...) (and 2 more)")."""
     faults = [fault for fault in read.frame_detail.split("; ") if fault]
     first = faults[0] if faults else "no detail given"
     more = f" (and {len(faults) - 1} more)" if len(faults) > 1 else ""
