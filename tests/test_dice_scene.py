@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -75,7 +77,14 @@ def test_an_unexplained_body_is_named_by_what_it_shows() -> None:
     oblique = SceneSettings(leaning_check=False)  # the lean model is not asked of an oblique camera's dice
     assert judge_scene(frame, bodies, [unsure], EDGE, oblique, leaning).decline is Decline.UNREADABLE
     beside = BodyExplanation((read(150, 120),), "unexplained", "0.9 of a die's area beside the 1 read", 1400)
-    assert judge_scene(frame, bodies, [beside], EDGE, SceneSettings()).decline is Decline.STACKED
+    verdict = judge_scene(frame, bodies, [beside], EDGE, SceneSettings())
+    assert verdict.decline is Decline.STACKED and verdict.detail.endswith("read (a die on or under another)")
+    # a square there the reader takes for a face it cannot read: the reason says what else it may be
+    unsure = dataclasses.replace(beside, leftover_face_likelihood=0.93)
+    verdict = judge_scene(frame, bodies, [unsure], EDGE, SceneSettings())
+    assert verdict.decline is Decline.STACKED
+    assert verdict.detail.endswith("shows a die's face with 0.930, but none reads surely (a die on or under another, "
+                                   "or a die beside them the reader is unsure of)")
     disagree = BodyExplanation((), "unreadable", "the die at (150, 120) reads 3 (0.99) and 5 (0.95)")
     verdict = judge_scene(frame, bodies, [disagree], EDGE, SceneSettings())
     assert verdict.decline is Decline.UNREADABLE and "reads 3" in verdict.detail
