@@ -260,6 +260,26 @@ def test_a_smeared_body_that_shows_a_die_not_read_is_motion_not_cocked() -> None
     assert judge_scene(sharp, sharp_bodies, [still], EDGE, SceneSettings()).decline is Decline.UNREADABLE
 
 
+def test_a_body_not_read_is_named_smeared_at_a_looser_anisotropy_than_a_die_read_is_declined_at() -> None:
+    smeared_frame, bodies = die_frame([(150, 120)], blur=10)  # anisotropy 0.38 over the body
+    x0, y0 = bodies[0].origin
+    grey = cv2.cvtColor(smeared_frame, cv2.COLOR_BGR2GRAY)[y0:y0 + bodies[0].mask.shape[0],
+                                                           x0:x0 + bodies[0].mask.shape[1]]
+    assert 0.3 < anisotropy(grey, bodies[0].mask) < 0.4
+    not_read = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px, face_likelihood=0.8)
+    verdict = judge_scene(smeared_frame, bodies, [not_read], EDGE, SceneSettings())
+    assert verdict.decline is Decline.MOTION and "anisotropy 0.38" in verdict.detail
+    strict = SceneSettings(unread_motion_anisotropy=0.3)
+    assert judge_scene(smeared_frame, bodies, [not_read], EDGE, strict).decline is Decline.UNREADABLE
+    # a die read there is judged by its faces (0.27) at motion_anisotropy alone: whether a frame is accepted
+    die_read = [explained(read(150, 120))]
+    assert judge_scene(smeared_frame, bodies, die_read, EDGE, SceneSettings()).decline is Decline.MOTION
+    loose = SceneSettings(motion_anisotropy=0.25, unread_motion_anisotropy=0.9)
+    assert judge_scene(smeared_frame, bodies, die_read, EDGE, loose).accepted
+    with pytest.raises(ValueError, match="unread_motion_anisotropy"):
+        SceneSettings(unread_motion_anisotropy=1.0)
+
+
 def die_with_beside(paint) -> tuple[np.ndarray, list[BodyPixels]]:
     """A die read 5 at (150, 120) whose body also holds the 40 x 30 px below it, painted by ``paint``."""
     frame, _ = die_frame([(150, 120)])
