@@ -146,6 +146,24 @@ def test_a_body_beyond_the_arena_with_no_die_read_is_not_judged() -> None:
     assert inside.decline is Decline.UNREADABLE  # the same body inside the arena is judged
 
 
+def test_a_count_short_of_a_die_beyond_the_arena_that_shows_one_is_outside_the_arena() -> None:
+    frame, bodies = die_frame([(60, 60), (200, 150)])
+    arena = ((100.0, 100.0), (300.0, 100.0), (300.0, 230.0), (100.0, 230.0))
+    game = SceneSettings(arena=arena, expected_dice=2)
+    half_believed = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px, face_likelihood=0.7)
+    verdict = judge_scene(frame, bodies, [half_believed, explained(read(200, 150))], EDGE, game)
+    assert verdict.decline is Decline.OUTSIDE_ARENA
+    assert verdict.detail == ("1 dice read, the game throws 2, and the body at (60, 60) beyond the arena shows a die "
+                              "(0 pip-like spots; its squares give a die's face 0.700)")
+    # beyond the arena, a body that shows no die (a marker, the lit floor) leaves the count short, no more
+    marker = BodyExplanation((), "unexplained", "no die is read in it", bodies[0].area_px, face_likelihood=0.02)
+    verdict = judge_scene(frame, bodies, [marker, explained(read(200, 150))], EDGE, game)
+    assert verdict.decline is Decline.WRONG_COUNT
+    # with the count met, a body beyond the arena is not judged
+    one = SceneSettings(arena=arena, expected_dice=1)
+    assert judge_scene(frame, bodies, [half_believed, explained(read(200, 150))], EDGE, one).accepted
+
+
 def showing_no_die(body_area: float) -> BodyExplanation:
     """No die read, and the reader sure no square holds a face (a shadow, a stain, a glare spot on the cloth)."""
     return BodyExplanation((), "unexplained", "no die is read in it", int(body_area), face_likelihood=0.02)

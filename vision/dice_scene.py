@@ -26,7 +26,8 @@ unexplained. This stage gives the frame's verdict, declining it when
   two dice to count (``unreadable``);
 - a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
   the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
-  target's marker, the lit floor) is not judged: were it a die, the count would be short;
+  target's marker, the lit floor) is not judged: were it a die, the count would be short, and when the count is
+  short and such a body shows a die (pips, or a face the reader half believes) the reason is ``outside-arena``;
 - a body that is a shadow has no die read near it (``unreadable``): the die casting it was not found;
 - no die is read at all, the reader told no count (``hidden``): an empty table is no throw.
 
@@ -611,11 +612,14 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
     declines: list[tuple[Decline, str]] = []
     dice: list[DieReading] = []
     no_die: list[BodyPixels] = []
+    beyond: list[tuple[BodyPixels, BodyExplanation]] = []  # beyond the arena, no die read, but one shows there
     arena = None if settings.arena is None else np.asarray(settings.arena, np.float32)
     frame_dice = [die for explanation in explanations for die in explanation.dice]
     every_die_read = settings.expected_dice is not None and len(frame_dice) == settings.expected_dice
     for body, explanation in zip(bodies, explanations, strict=True):
         if arena is not None and not explanation.dice and not _inside(arena, body.centre_px):
+            if not shows_no_die(body, explanation, settings):
+                beyond.append((body, explanation))
             continue  # no die read beyond the arena (a target's marker, the lit floor): the count tells a die missed
         if shows_no_die(body, explanation, settings):
             if (hidden := glared_die(frame, body, explanation, die_edge_px, settings)) is not None:
@@ -640,6 +644,12 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
             declines.extend((Decline.MOTION, (f"{len(dice)} dice read, the game throws {settings.expected_dice}, and "
                                               f"the body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"))
                             for body, ratio in moving)
+        elif len(dice) < settings.expected_dice and beyond:  # the die missing may be one thrown out of the arena
+            declines.extend((Decline.OUTSIDE_ARENA, (f"{len(dice)} dice read, the game throws {settings.expected_dice}, "
+                                                     f"and the body at {_where(body)} beyond the arena shows a die "
+                                                     f"({body.pips} pip-like spots; its squares give a die's face "
+                                                     f"{explanation.face_likelihood:.3f})"))
+                            for body, explanation in beyond)
         else:
             declines.append((Decline.WRONG_COUNT, f"{len(dice)} dice read, the game throws {settings.expected_dice}"))
     if not declines:
