@@ -85,6 +85,10 @@ def test_a_body_larger_than_its_read_dice_is_unexplained_not_read() -> None:
     result = explain_body(body_of(A, B), [reading(A, 2, 0.99), reading(B, None, 0.9)], SETTINGS)
     assert result.problem == "unexplained" and result.unexplained_px > 0.9 * 40 * 40
     assert "beside the 1 read is no die read" in result.detail
+    # the square the lean model is asked of lies over the rest, a die's size, turned as the die read
+    square = result.leftover_square
+    assert square is not None and square.edge_px == pytest.approx(40.0) and square.angle_deg == A.angle_deg
+    assert square.centre_px[0] > B.centre_px[0] - 8 and abs(square.centre_px[1] - B.centre_px[1]) < 8
 
 
 def test_readings_below_the_threshold_explain_nothing() -> None:

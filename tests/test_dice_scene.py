@@ -85,6 +85,20 @@ def test_an_unexplained_body_is_named_by_what_it_shows() -> None:
     assert verdict.decline is Decline.STACKED
     assert verdict.detail.endswith("shows a die's face with 0.930, but none reads surely (a die on or under another, "
                                    "or a die beside them the reader is unsure of)")
+    # the lean model, asked of the square over the rest: a die leaning against the one read is cocked
+    rest = DieSquare((150.0, 150.0), EDGE)
+    leaning = dataclasses.replace(beside, leftover_square=rest)
+    lean = LeanJudgement({rest: (0.2, 0.7, 0.1)}, 0.4, "ab" * 32)
+    verdict = judge_scene(frame, bodies, [leaning], EDGE, SceneSettings(), lean)
+    assert verdict.decline is Decline.COCKED
+    assert verdict.detail.startswith("body at (150, 120): 0.9 of a die's area beside the 1 read; the die there leans: "
+                                     "the lean model abababababab gives it 0.800 of not lying flat")
+    beneath = LeanJudgement({rest: (0.2, 0.1, 0.7)}, 0.4, "ab" * 32)  # one the die read rests on: stacked
+    assert judge_scene(frame, bodies, [leaning], EDGE, SceneSettings(), beneath).decline is Decline.STACKED
+    flat = LeanJudgement({rest: (0.9, 0.05, 0.05)}, 0.4, "ab" * 32)
+    assert judge_scene(frame, bodies, [leaning], EDGE, SceneSettings(), flat).decline is Decline.STACKED
+    oblique = SceneSettings(leaning_check=False)
+    assert judge_scene(frame, bodies, [leaning], EDGE, oblique, lean).decline is Decline.STACKED
     disagree = BodyExplanation((), "unreadable", "the die at (150, 120) reads 3 (0.99) and 5 (0.95)")
     verdict = judge_scene(frame, bodies, [disagree], EDGE, SceneSettings())
     assert verdict.decline is Decline.UNREADABLE and "reads 3" in verdict.detail

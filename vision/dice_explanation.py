@@ -172,6 +172,9 @@ class BodyExplanation:
     scene's judge to tell a shadow or a glare spot on the cloth from a die)."""
     leftover_face_likelihood: float = 0.0
     """The most probability a square centred on the leftover pixels gave to the faces together."""
+    leftover_square: DieSquare | None = None
+    """With ``leftover``, a square of the dice read's mean edge centred on the leftover pixels (turned as the die read
+    nearest it): where the lean model is asked whether the die there leans against the dice read or rests on one."""
     beside_dice: np.ndarray | None = None
     """bool, as the body's mask: with ``leftover``, the body's pixels outside the dice's squares grown by the side
     faces a flat die shows to this camera, its shade included (a leaning die's side face may pass for shade)."""
@@ -312,6 +315,15 @@ def _centred_on(body: BodyPixels, pixels: np.ndarray, square: DieSquare) -> bool
     return 0 <= row < pixels.shape[0] and 0 <= col < pixels.shape[1] and bool(pixels[row, col])
 
 
+def _leftover_square(body: BodyPixels, leftover: np.ndarray, dice: Sequence[DieReading], die_area: float
+                     ) -> DieSquare:
+    """A square of ``die_area`` centred on the ``leftover`` pixels' centroid, turned as the die read nearest it."""
+    rows, columns = np.nonzero(leftover)
+    centre = (float(columns.mean()) + body.origin[0], float(rows.mean()) + body.origin[1])
+    nearest = min(dice, key=lambda die: math.dist(die.square.centre_px, centre))
+    return DieSquare(centre, math.sqrt(die_area), nearest.square.angle_deg)
+
+
 def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: ExplanationSettings) -> BodyExplanation:
     """What ``body`` holds, from the readings of the squares proposed in it (see the module's steps)."""
     dice, disagreement = _sites(readings, settings)
@@ -331,5 +343,5 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
         return BodyExplanation(tuple(dice), "unexplained",
                                f"{left / die_area:.2f} of a die's area beside the {len(dice)} read is no die read",
                                left, leftover=leftover, leftover_face_likelihood=min(float(likelihood), 1.0),
-                               beside_dice=beside)
+                               beside_dice=beside, leftover_square=_leftover_square(body, leftover, dice, die_area))
     return BodyExplanation(tuple(dice))

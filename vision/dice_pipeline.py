@@ -213,12 +213,15 @@ class StagedDiceReader:
         return verdict, None if lean is None else lean.model_sha256
 
     def _lean(self, frame: np.ndarray, explanations: Sequence[BodyExplanation]) -> LeanJudgement:
-        """The lean model's verdict on every die read, and on the square most like a face of each body where no die
-        is read (a leaning die, or a flat one the reader is unsure of: :func:`vision.dice_scene.judge_body`), in one
-        batch."""
+        """The lean model's verdict on every die read, on the square most like a face of each body where no die is
+        read (a leaning die, or a flat one the reader is unsure of: :func:`vision.dice_scene.judge_body`) and on the
+        square over the pixels beside the dice read that they leave unexplained (a die leaning against them, or one
+        beneath them), in one batch."""
         assert self.lean is not None
         unsure = [explanation.unsure_reading.square for explanation in explanations
                   if not explanation.dice and explanation.unsure_reading is not None]
+        unsure += [explanation.leftover_square for explanation in explanations
+                   if explanation.dice and explanation.leftover_square is not None]
         squares = list(dict.fromkeys([die.square for explanation in explanations for die in explanation.dice]
                                      + unsure))
         rows = np.asarray(self.lean.probabilities(frame, squares), np.float64) if squares else np.zeros((0, 3))

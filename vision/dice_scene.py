@@ -458,7 +458,11 @@ class LeanJudgement:
         not lying flat is then that of leaning, given that it does not rest on another die: leaning / (flat +
         leaning), never less than the model's leaning share, so a die the model half believes leaning is still
         declined as cocked."""
-        probabilities = self.probabilities.get(die.square)
+        return self.not_flat_at(die.square, nothing_beneath)
+
+    def not_flat_at(self, square: DieSquare, nothing_beneath: bool = False) -> tuple[Decline, str] | None:
+        """:meth:`not_flat` for the die in ``square`` (None as well when the model was not asked of it)."""
+        probabilities = self.probabilities.get(square)
         if probabilities is None:
             return None
         flat, leaning, on_another = probabilities
@@ -540,6 +544,11 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     if explanation.problem == "unreadable":
         return Decline.UNREADABLE, explanation.detail
     if explanation.dice and explanation.unexplained_px > settings.stacked_share * die_area:
+        if (settings.leaning_check and lean is not None and explanation.leftover_square is not None
+                and (found := lean.not_flat_at(explanation.leftover_square)) is not None
+                and found[0] is Decline.COCKED):  # the die there leans against the dice read: cocked, not on them
+            return Decline.COCKED, (f"body at {_where(body)}: {explanation.detail}; the die there "
+                                    f"{found[1]}")
         if explanation.leftover_face_likelihood >= settings.die_likelihood:  # what it may be, said as measured
             return Decline.STACKED, (f"body at {_where(body)}: {explanation.detail}; a square centred there shows a "
                                      f"die's face with {explanation.leftover_face_likelihood:.3f}, but none reads "
