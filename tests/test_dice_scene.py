@@ -15,7 +15,6 @@ from vision.dice_glare_die import glare_object
 from vision.dice_scene import (
     LeanJudgement,
     SceneSettings,
-    SceneVerdict,
     _pip_centres_beside,
     anisotropy,
     glare_pixels,
@@ -328,31 +327,6 @@ def judged_with_beside(frame: np.ndarray, bodies: list[BodyPixels], beside: DieR
     explanation = explain_body(bodies[0], readings, ExplanationSettings(threshold=0.9))
     assert explanation.problem == "unexplained" and explanation.leftover is not None
     return judge_scene(frame, bodies, [explanation], EDGE, SceneSettings(expected_dice=1, **settings))
-
-
-def test_a_smear_beside_the_dice_read_where_the_lean_model_finds_no_die_is_motion() -> None:
-    def smear(frame: np.ndarray) -> None:  # a faint streak below the die read: its edges all one way
-        cv2.rectangle(frame, (129, 141), (171, 171), (40, 110, 40), -1)
-        for y in range(143, 171, 10):
-            cv2.line(frame, (131, y), (169, y), (90, 130, 90), 2)
-    frame, bodies = die_with_beside(smear)
-    explanation = explain_body(bodies[0], [read(150, 120)], ExplanationSettings(threshold=0.9))
-    square = explanation.leftover_square
-    assert explanation.problem == "unexplained" and square is not None
-
-    def judged(probabilities: tuple[float, float, float], **settings: object) -> SceneVerdict:
-        lean = LeanJudgement({square: probabilities}, 0.4, "ab" * 32)
-        # the streak is judged as a body's unexplained part (not as plain pixels, a shadow: tested above)
-        game = SceneSettings(expected_dice=1, plain_leftovers=False, **settings)
-        return judge_scene(frame, bodies, [explanation], EDGE, game, lean)
-
-    verdict = judged((0.9, 0.05, 0.05))  # the lean model finds no die leaning there, nor one beneath
-    assert verdict.decline is Decline.MOTION
-    assert "smeared (gradient anisotropy 0.0" in verdict.detail and "finds no die leaning or beneath" in verdict.detail
-    assert judged((0.2, 0.1, 0.7)).decline is Decline.STACKED  # a die beneath the one read
-    assert judged((0.2, 0.7, 0.1)).decline is Decline.COCKED  # a die leaning against it
-    assert judged((0.9, 0.05, 0.05), unread_motion_anisotropy=0.01).decline is Decline.STACKED  # not smeared enough
-    assert judged((0.9, 0.05, 0.05), leaning_check=False).decline is Decline.STACKED  # an oblique camera: not asked
 
 
 def soft_shadow(frame: np.ndarray) -> None:

@@ -91,10 +91,7 @@ class SceneSettings:
     read measured under 0.3, 40 under 0.4 and 46 under 0.45; of the 30 such bodies of frames with a cocked, stacked or
     outside die, 1 measured under any of these (0.23), the next 0.48. At 0.4 rather than 0.3, of 200 frames with a
     moving die of seed 4242 (not used to choose it), 69 were declined as motion against 39; of 200 with a die too many
-    or too few, 2 more were named motion rather than a wrong count. The pixels beside the dice read in a body that
-    they leave unexplained are judged so too, where the lean model finds no die leaning there or beneath the dice
-    read (a die smeared against a still one): moving-die frames named motion 38 -> 47 % and 42 -> 48.5 % (seeds
-    20240611 and 777), every other fault named as before. An elongated object that is no die reads as
+    or too few, 2 more were named motion rather than a wrong count. An elongated object that is no die reads as
     smeared too: a cable's ferrite bead in a matteop65 photo (valid_48.jpg, 0.36) is named motion, where at 0.3 it
     was unreadable."""
     die_pips: int = 3
@@ -547,17 +544,11 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     if explanation.problem == "unreadable":
         return Decline.UNREADABLE, explanation.detail
     if explanation.dice and explanation.unexplained_px > settings.stacked_share * die_area:
-        found = None if lean is None or explanation.leftover_square is None else lean.not_flat_at(
-            explanation.leftover_square)
-        if (settings.leaning_check and found is not None and found[0] is Decline.COCKED):  # the die there leans against the dice read: cocked, not on them
+        if (settings.leaning_check and lean is not None and explanation.leftover_square is not None
+                and (found := lean.not_flat_at(explanation.leftover_square)) is not None
+                and found[0] is Decline.COCKED):  # the die there leans against the dice read: cocked, not on them
             return Decline.COCKED, (f"body at {_where(body)}: {explanation.detail}; the die there "
                                     f"{found[1]}")
-        if (settings.leaning_check and lean is not None and explanation.leftover_square is not None
-                and explanation.leftover_square in lean.probabilities and found is None
-                and explanation.leftover is not None
-                and (ratio := smeared(grey, BodyPixels(explanation.leftover, body.origin), settings)) is not None):
-            return Decline.MOTION, (f"body at {_where(body)}: {explanation.detail}, smeared (gradient anisotropy "
-                                    f"{ratio:.2f}), and the lean model finds no die leaning or beneath there")
         if explanation.leftover_face_likelihood >= settings.die_likelihood:  # what it may be, said as measured
             return Decline.STACKED, (f"body at {_where(body)}: {explanation.detail}; a square centred there shows a "
                                      f"die's face with {explanation.leftover_face_likelihood:.3f}, but none reads "
