@@ -21,6 +21,7 @@ from vision.dice_pipeline import ExplainedFrame, StagedDiceReader, lost_in
 from vision.dice_scene import SceneSettings, SceneVerdict
 from vision.dice_size_from_reads import SizeSource
 from vision.dice_stage_config import DiceStageConfig
+from vision.die_crop import DieSquare
 
 UPRIGHT = ConfirmationSettings(turns=())
 """The stand-in reader counts spots in an upright crop's middle, so it does not read a turned square as the learned
@@ -42,24 +43,30 @@ def test_each_die_is_read_from_its_own_upright_crop() -> None:
     assert (read.bodies, read.reader_sha256) == (3, "ab" * 32) and read.readings == len(counter.crops)
 
 
+class UnsureOfBlue(SpotCounter):
+    """Sure of nothing where the crop is bluish (confidence 0.6, under the threshold of 0.9)."""
+
+    def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        rows = super().probabilities(crops)
+        for row, crop in zip(rows, crops, strict=True):
+            if float(crop[..., 0].mean()) - float(crop[..., 2].mean()) > 20:
+                row[:] = 0.4 / 6
+                row[int(row.argmax())] = 0.6
+        return rows
+
+
+def paint_blue(frame: np.ndarray, x: int, y: int) -> None:
+    """The white die at (x, y) of :func:`die_frame` painted bluish (its pips left black)."""
+    die = frame[y - 20:y + 21, x - 20:x + 21]
+    die[(die > 200).all(axis=2)] = (250, 200, 150)
+
+
 def test_a_die_the_reader_is_not_sure_of_declines_the_frame() -> None:
-    class UnsureOfBlue(SpotCounter):
-        """Sure of nothing where the crop is bluish (confidence 0.6, under the threshold of 0.9)."""
-
-        def probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
-            rows = super().probabilities(crops)
-            for row, crop in zip(rows, crops, strict=True):
-                if float(crop[..., 0].mean()) - float(crop[..., 2].mean()) > 20:
-                    row[:] = 0.4 / 6
-                    row[int(row.argmax())] = 0.6
-            return rows
-
     def reader_with(lean: LeansAt) -> StagedDiceReader:
         return StagedDiceReader(UnsureOfBlue(), SceneSettings(expected_dice=2), lean=lean, confirmation=UPRIGHT)
 
     frame, _ = die_frame([(60, 60), (160, 120)], faces=[3, 6])
-    blue = frame[100:141, 140:181]
-    blue[(blue > 200).all(axis=2)] = (250, 200, 150)
+    paint_blue(frame, 160, 120)
     read = reader(UnsureOfBlue(), expected_dice=2).read(frame)
     # the reader takes the blue die for a face but is sure of none: unreadable, never cocked
     assert read.decline is Decline.UNREADABLE and read.faces == ()
@@ -73,6 +80,22 @@ def test_a_die_the_reader_is_not_sure_of_declines_the_frame() -> None:
     read = reader_with(leaning).read(frame)
     assert read.decline is Decline.COCKED and "dice reads no face surely; its square most like a face leans" in read.detail
     assert reader(SpotCounter(), expected_dice=2).read(frame).faces == (3, 6)  # read when the reader is sure
+
+
+def test_the_lean_model_is_asked_of_the_dice_read_and_of_where_a_die_may_lie_unread() -> None:
+    frame, _ = die_frame([(60, 60), (160, 120)], faces=[3, 6])
+    read_die = sure_reading(3, (60, 60), 40)
+    rest = DieSquare((60.0, 100.0), 40.0)
+    unsure = DieReading(DieSquare((160.0, 120.0), 40.0), (0.6, 0.1, 0.1, 0.05, 0.05, 0.05, 0.05))
+    explanations = [BodyExplanation((read_die,), "unexplained", "beside", 1600, leftover_square=rest),
+                    BodyExplanation((), "unexplained", "no die is read in it", 1600, unsure_reading=unsure),
+                    BodyExplanation((read_die,))]  # a die read twice is asked of once
+    lean = LeansAt(100.0)
+    judged = StagedDiceReader(SpotCounter(), SceneSettings(), lean=lean, confirmation=UPRIGHT)._lean(frame,
+                                                                                                       explanations)
+    assert lean.asked == [3] and list(judged.probabilities) == [read_die.square, unsure.square, rest]
+    assert judged.probabilities[rest] == (0.1, 0.8, 0.1) and judged.probabilities[unsure.square] == (0.9, 0.05, 0.05)
+
 
 
 def test_an_empty_table_is_a_wrong_count_and_no_crop_is_read() -> None:
