@@ -75,7 +75,8 @@ def test_an_unexplained_body_is_named_by_what_it_shows() -> None:
     assert verdict.detail.startswith("body at (150, 120) of 1.16 dice reads no face surely; its square most like a "
                                      "face leans: the lean model abababababab gives it 0.700 of not lying flat")
     oblique = SceneSettings(leaning_check=False)  # the lean model is not asked of an oblique camera's dice
-    assert judge_scene(frame, bodies, [unsure], EDGE, oblique, leaning).decline is Decline.UNREADABLE
+    verdict = judge_scene(frame, bodies, [unsure], EDGE, oblique, leaning)
+    assert verdict.decline is Decline.UNREADABLE and "lean model" not in verdict.detail
     beside = BodyExplanation((read(150, 120),), "unexplained", "0.9 of a die's area beside the 1 read", 1400)
     verdict = judge_scene(frame, bodies, [beside], EDGE, SceneSettings())
     assert verdict.decline is Decline.STACKED and verdict.detail.endswith("read (a die on or under another)")

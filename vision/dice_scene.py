@@ -566,7 +566,8 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
             return found[0], (f"body at {_where(body)} of {size:.2f} dice reads no face surely; its square most like "
                               f"a face {found[1]}")
         if explanation.face_likelihood >= settings.die_likelihood:
-            return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {_unsure_face(explanation, lean)}"
+            asked = lean if settings.leaning_check else None
+            return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {_unsure_face(explanation, asked)}"
         return Decline.COCKED, f"body at {_where(body)} of {size:.2f} dice shows no flat face that reads surely"
     return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {explanation.detail}"
 
