@@ -73,6 +73,14 @@ class DieReading:
         return self.square.centre_px
 
     @property
+    def likeliest_face(self) -> tuple[int, float]:
+        """The face (1..6) given the most probability, and that probability, whatever "not a flat readable die"
+        is given."""
+        probabilities = self.probabilities
+        best = max(range(FACES), key=probabilities.__getitem__)
+        return best + 1, float(probabilities[best])
+
+    @property
     def face_likelihood(self) -> float:
         """The probability the reader gives the faces together (1 - "not a flat readable die")."""
         return float(sum(self.probabilities[:FACES]))
@@ -186,15 +194,12 @@ class BodyExplanation:
     @property
     def best_face(self) -> int | None:
         """The face :attr:`unsure_reading` gave the most probability (None without it)."""
-        if self.unsure_reading is None:
-            return None
-        return 1 + max(range(FACES), key=self.unsure_reading.probabilities.__getitem__)
+        return None if self.unsure_reading is None else self.unsure_reading.likeliest_face[0]
 
     @property
     def best_face_probability(self) -> float:
         """The probability :attr:`unsure_reading` gave :attr:`best_face` (0 without it)."""
-        face = self.best_face
-        return 0.0 if face is None else float(self.unsure_reading.probabilities[face - 1])
+        return 0.0 if self.unsure_reading is None else self.unsure_reading.likeliest_face[1]
 
 
 def _distance(a: DieSquare, b: DieSquare) -> float:
@@ -331,7 +336,7 @@ def explain_body(body: BodyPixels, readings: Sequence[DieReading], settings: Exp
         return BodyExplanation((), "unreadable", disagreement)
     if not dice:
         likelihood = max((r.face_likelihood for r in readings), default=0.0)
-        unsure = max(readings, key=lambda r: max(r.probabilities[:FACES]), default=None)
+        unsure = max(readings, key=lambda r: r.likeliest_face[1], default=None)
         return BodyExplanation((), "unexplained", "no die is read in it", body.area_px, min(float(likelihood), 1.0),
                                unsure_reading=unsure)
     die_area = float(np.mean([die.square.edge_px ** 2 for die in dice]))

@@ -218,12 +218,12 @@ class StagedDiceReader:
         square over the pixels beside the dice read that they leave unexplained (a die leaning against them, or one
         beneath them), in one batch."""
         assert self.lean is not None
+        read = [die.square for explanation in explanations for die in explanation.dice]
         unsure = [explanation.unsure_reading.square for explanation in explanations
                   if not explanation.dice and explanation.unsure_reading is not None]
-        unsure += [explanation.leftover_square for explanation in explanations
-                   if explanation.dice and explanation.leftover_square is not None]
-        squares = list(dict.fromkeys([die.square for explanation in explanations for die in explanation.dice]
-                                     + unsure))
+        beside = [explanation.leftover_square for explanation in explanations
+                  if explanation.dice and explanation.leftover_square is not None]
+        squares = list(dict.fromkeys(read + unsure + beside))
         rows = np.asarray(self.lean.probabilities(frame, squares), np.float64) if squares else np.zeros((0, 3))
         if rows.shape != (len(squares), 3):
             raise ValueError(f"the lean model {self.lean.sha256[:12]} gave {rows.shape} probabilities for "
