@@ -594,3 +594,57 @@ def test_a_die_whose_pips_glare_hides_never_meets_the_count_as_a_spot_on_the_clo
     plain = judge_scene(cloth, cloth_bodies, [dice[0], seen], EDGE, SceneSettings(expected_dice=1,
                                                                                    glare_die_likelihood=0.2))
     assert plain.accepted
+
+
+def _die_beside_a_smear(smear_px: int, *, pips: bool = True) -> tuple[np.ndarray, list[BodyPixels], np.ndarray]:
+    """A still die (a five, 40 px at (100, 120)) and, touching it on its right, ``smear_px`` wide of a die smeared
+    along x by its motion (its pips drawn when ``pips``): the frame, the one body, and the pixels the die read
+    leaves."""
+    frame = np.zeros((240, 320, 3), np.uint8)
+    frame[:] = (40, 110, 40)
+    moving = frame.copy()
+    cv2.rectangle(moving, (125, 100), (165, 140), (235, 235, 235), -1)
+    if pips:
+        for dx, dy in ((-10, -10), (10, 10), (0, 0), (-10, 10), (10, -10)):
+            cv2.circle(moving, (145 + dx, 120 + dy), 4, (20, 20, 20), -1)
+    moving = cv2.filter2D(moving, -1, np.full((1, 25), 1.0 / 25))
+    frame[:, 121:121 + smear_px] = moving[:, 121:121 + smear_px]
+    cv2.rectangle(frame, (80, 100), (120, 140), (235, 235, 235), -1)
+    for dx, dy in ((-10, -10), (10, 10), (0, 0), (-10, 10), (10, -10)):
+        cv2.circle(frame, (100 + dx, 120 + dy), 4, (20, 20, 20), -1)
+    x0, y0 = 70, 90
+    mask = frame[y0:y0 + 60, x0:x0 + 130].min(axis=2) > 70
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((11, 11), np.uint8)).astype(bool)
+    leftover = mask.copy()
+    leftover[:, :121 - x0] = False
+    return frame, [BodyPixels(mask, (x0, y0))], leftover
+
+
+def test_a_die_smeared_beside_a_still_one_is_motion_not_a_die_on_it() -> None:
+    """The pixels the die read leaves in its body are a die smeared by its motion: the body is declined for motion
+    (p217-2007/cussec/6 names a die on another stacked; a moving die is no throw yet), where a narrow band of them
+    (a still die's rim, which a square read too small leaves) stays stacked."""
+    frame, bodies, leftover = _die_beside_a_smear(60)
+    beside = BodyExplanation((read(100, 120),), "unexplained", "1.20 of a die's area beside the 5 read is no die read",
+                             int(np.count_nonzero(leftover)), leftover=leftover, beside_dice=leftover,
+                             leftover_face_likelihood=0.7)
+    verdict = judge_scene(frame, bodies, [beside], EDGE, SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.MOTION and "a die moving beside the dice read" in verdict.detail, verdict.detail
+    band = leftover.copy()
+    band[:, 121 - 70 + 8:] = False  # 8 px of it: no disc of 0.35 of an edge fits
+    narrow = dataclasses.replace(beside, leftover=band, beside_dice=band, unexplained_px=int(np.count_nonzero(band)) * 3)
+    verdict = judge_scene(frame, bodies, [narrow], EDGE, SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.STACKED, verdict.detail
+
+
+def test_a_count_short_beside_a_plain_smear_is_motion() -> None:
+    """A smear without pips beside the die read is plain (no die the reader or the pips show): the body is judged as
+    read, and with the count short by one the die missing is the one smeared there."""
+    frame, bodies, leftover = _die_beside_a_smear(60, pips=False)
+    beside = BodyExplanation((read(100, 120),), "unexplained", "beside", int(np.count_nonzero(leftover)),
+                             leftover=leftover, beside_dice=leftover, leftover_face_likelihood=0.0)
+    short = judge_scene(frame, bodies, [beside], EDGE, SceneSettings(expected_dice=2))
+    assert short.decline is Decline.MOTION, short.detail
+    assert short.detail.startswith("1 dice read, the game throws 2, and the pixels beside the dice read in the body at")
+    met = judge_scene(frame, bodies, [beside], EDGE, SceneSettings(expected_dice=1))
+    assert met.accepted and [die.face for die in met.dice] == [5]

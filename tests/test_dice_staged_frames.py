@@ -112,8 +112,8 @@ def test_clusters_of_touching_dice_are_read_or_declined_never_misread() -> None:
     assert read >= 5  # 6 of 8 when measured
 
 
-MEASURED_RIGHT = {"cocked": 0.635, "stacked": 0.83, "outside-arena": 0.77, "motion": 0.235, "glare": 0.945,
-                  "wrong-count": 0.94}
+MEASURED_RIGHT = {"cocked": 0.745, "stacked": 0.845, "outside-arena": 0.95, "motion": 0.595, "glare": 0.985,
+                  "wrong-count": 0.945}
 """Share of 200 frames per fault declined for the fault's own reason by ``benchmarks/dice_reader_accuracy.py``, the
 lower of seeds 20240611 and 777."""
 
@@ -122,7 +122,7 @@ lower of seeds 20240611 and 777."""
 def test_injected_faults_are_never_read_and_mostly_declined_for_their_reason(fault: str) -> None:
     """12 frames per fault with realistic nuisance: none accepted (the safety property), and declined for the fault's
     own reason at least as often as the benchmark's rate (:data:`MEASURED_RIGHT`) gives 12 frames in 95 % of draws
-    (motion 1, cocked 5, stacked 8, outside the arena 7, glare and wrong count 10; the other declines name another
+    (motion 4, cocked 6, stacked 8, outside the arena and wrong count 10, glare 11; the other declines name another
     fault, often a neighbouring one, and are no outcome either)."""
     rng = np.random.default_rng(300 + FAULTS.index(fault))
     right = 0
@@ -137,13 +137,12 @@ def test_injected_faults_are_never_read_and_mostly_declined_for_their_reason(fau
     assert right >= least, f"{right} of 12 declined for {fault} (at least {least} expected)"
 
 
-CLEAR_FAULT_REASONS = {"cocked": {Decline.COCKED, Decline.UNREADABLE, Decline.STACKED},
-                       "outside-arena": {Decline.WRONG_COUNT}}
+CLEAR_FAULT_REASONS = {"cocked": {Decline.COCKED, Decline.UNREADABLE, Decline.STACKED}}
 """Where a clear fault is declined for another reason: the cocked die of this frame shows a side face, which the
 per-die reader may read surely (a one), and leaves part of its body unexplained beside it (unreadable, or stacked:
-a die beside or under another shows so too; 36 % of the benchmark's cocked frames decline for another reason); the
-die beyond the rail lies off the table the first stage finds, so it is no body and the count is short (wrong count).
-Each is no outcome."""
+a die beside or under another shows so too; 36 % of the benchmark's cocked frames decline for another reason). It
+is no outcome either. (The die beyond the rail lies off the table the first stage finds; the short count has the
+reader look for it there, :mod:`vision.dice_beyond_arena`.)"""
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -172,6 +171,8 @@ def test_a_clear_fault_is_declined(fault: str) -> None:
     read = told_reader(truth).read(image)
     assert not read.accepted and read.faces == ()
     assert read.decline in CLEAR_FAULT_REASONS.get(fault, {FAULT_REASON[fault]}), read.detail
+    if fault == "outside-arena":
+        assert "beyond the arena shows a die" in read.detail, read.detail
 
 
 def test_the_game_s_count_is_enforced() -> None:

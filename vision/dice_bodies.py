@@ -111,6 +111,10 @@ class Bodies:
     shade: np.ndarray | None = field(default=None, repr=False)
     """uint8 image at the working resolution, 255 where a pixel differs from the table only by being darker
     (its chromaticity the table's): a shadow, never a die's face of the table's own colour."""
+    beyond: np.ndarray | None = field(default=None, repr=False)
+    """uint8 image at the working resolution, 255 where a pixel differs from the table beyond the arena (the arena
+    grown by ``beyond_clearance_share`` of a die's edge left out): where a die thrown out of the arena lies
+    (:mod:`vision.dice_beyond_arena`). None when the arena is the whole frame."""
 
     def shade_in(self, bbox: tuple[int, int, int, int]) -> np.ndarray:
         """bool mask (frame resolution) of the shaded pixels in ``bbox`` (x, y, width, height, frame px)."""
@@ -150,12 +154,14 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     features = _colour_features(small, cfg)
     cells, threshold, mask = _off_table(features, cfg)
     arena_colour, arena = _arena(features, mask, cfg)
+    whole = mask
     if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, arena, 255)
         mask = cv2.bitwise_and(mask, inside)
     regions = _regions(mask)
     die_edge = _die_edge(regions, scale, (width, height), cfg)
+    beyond = None if arena is None else _beyond_arena(whole, inside, die_edge * scale, cfg)
     regions = _separated(mask, regions, die_edge * scale, cfg)
     bodies, labels = _bodies(regions, mask.shape, scale, die_edge, cfg)
     table = TableColour(cells=cells, cell_px=cfg.table_cell_px / scale, arena_colour=arena_colour, threshold=threshold)
@@ -163,7 +169,16 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
         arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
     return Bodies(bodies=bodies, arena_px=arena.astype(np.float32) / scale, table=table, die_edge_px=die_edge,
                   labels=labels, scale=scale, frame_size=(width, height),
-                  shade=_shaded(features, cells, threshold, cfg))
+                  shade=_shaded(features, cells, threshold, cfg), beyond=beyond)
+
+
+def _beyond_arena(mask: np.ndarray, inside: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
+    """``mask`` (uint8, 255 off the table) beyond the arena ``inside`` (uint8, 255 within it) grown by
+    ``beyond_clearance_share`` of the die's ``edge`` (working px): the arena's border line and a die against it
+    stay out. (A corner of the arena its hull cuts off stays in: the reader finds no die there.)"""
+    reach = max(round(cfg.beyond_clearance_share * edge), 1)
+    grown = cv2.dilate(inside, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
+    return cv2.bitwise_and(mask, cv2.bitwise_not(grown))
 
 
 def _shaded(features: np.ndarray, cells: np.ndarray, threshold: float, cfg: DiceStageConfig) -> np.ndarray:

@@ -34,12 +34,13 @@ from typing import Protocol
 import numpy as np
 
 from vision.declines import Decline
-from vision.dice_bodies import find_bodies
+from vision.dice_beyond_arena import bodies_beyond
+from vision.dice_bodies import Bodies, find_bodies
 from vision.dice_confirmation import ConfirmationSettings, confirm_dice
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings
 from vision.dice_looks import CropReader, LookSettings, look_and_explain, read_squares
 from vision.dice_proposals import propose_squares
-from vision.dice_scene import LeanJudgement, SceneSettings, SceneVerdict, judge_scene
+from vision.dice_scene import LeanJudgement, SceneSettings, SceneVerdict, judge_scene, shown_beyond_arena
 from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size, told
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_crop import DieSquare
@@ -114,6 +115,8 @@ class ExplainedFrame:
     arena_px: np.ndarray | None = None
     """The arena the first stage found (:attr:`vision.dice_bodies.Bodies.arena_px`), within which it looked for
     bodies."""
+    found: Bodies | None = None
+    """What the first stage found, with what differs from the table beyond its arena."""
 
     @property
     def dice(self) -> list[DieReading]:
@@ -171,7 +174,7 @@ class StagedDiceReader:
         explanations = confirm_dice(looked.explanations, lambda squares: read_squares(frame, squares, reader),
                                     self.confirmation)
         return ExplainedFrame(found.die_edge_px, looked.bodies, explanations,
-                              sum(len(readings) for readings in looked.readings), arena_px=found.arena_px)
+                              sum(len(readings) for readings in looked.readings), arena_px=found.arena_px, found=found)
 
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame. A frame declined at a size the bench did not tell is read again at the larger
@@ -201,8 +204,31 @@ class StagedDiceReader:
                 # the evidence says why the read that accepted the frame was not taken
                 verdict = replace(verdict, detail=f"{verdict.detail}; read again at {again.die_edge_px:.1f} px the "
                                                   f"frame loses {lost}")
+        if verdict.decline is Decline.WRONG_COUNT:
+            verdict, looked_beyond = self._beyond_arena(frame, explained, verdict, scene)
+            readings += looked_beyond
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
                           readings, lean_sha256, explained.die_edge_px, source)
+
+    def _beyond_arena(self, frame: np.ndarray, explained: ExplainedFrame, verdict: SceneVerdict, scene: SceneSettings
+                      ) -> tuple[SceneVerdict, int]:
+        """``verdict`` (a short count) declined ``outside-arena`` when a body beyond the arena shows the die missing
+        (:mod:`vision.dice_beyond_arena`, :func:`vision.dice_scene.shown_beyond_arena`), and the squares read there.
+        Only the reason changes: the frame is declined either way."""
+        if (explained.found is None or scene.arena is None or scene.expected_dice is None
+                or len(verdict.dice) >= scene.expected_dice):
+            return verdict, 0
+        beyond = bodies_beyond(explained.found, self.stages)
+        if not beyond.bodies:
+            return verdict, 0
+        counted = _CountingReader(self.reader)
+        looked = look_and_explain(frame, beyond, propose_squares(frame, beyond, self.stages), counted,
+                                  ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share),
+                                  self.looks)
+        shown = shown_beyond_arena(looked.bodies, looked.explanations, len(verdict.dice), scene)
+        if shown is None:
+            return verdict, counted.squares
+        return replace(verdict, decline=Decline.OUTSIDE_ARENA, detail=shown), counted.squares
 
     def _judge(self, frame: np.ndarray, explained: ExplainedFrame, scene: SceneSettings
                ) -> tuple[SceneVerdict, str | None]:

@@ -24,17 +24,22 @@ unexplained. This stage gives the frame's verdict, declining it when
   disagree and that is smeared or whitened by glare is declined for that, the cause of the disagreement);
 - two dice read, in one body or in two, lie closer than ``apart_share`` of an edge: one die read twice, never
   two dice to count (``unreadable``);
-- a die read lies outside the arena (``outside-arena``) or the frame holds another number of dice than
-  the game throws (``wrong-count``). A body beyond the arena in which no die is read (a calibration
-  target's marker, the lit floor) is not judged: were it a die, the count would be short, and when the count is
-  short and such a body shows a die (pips, or a face the reader half believes) the reason is ``outside-arena``;
+- a die read lies outside the arena (``outside-arena``: its body's other faults are named in the detail) or the
+  frame holds another number of dice than the game throws (``wrong-count``). A body beyond the arena in which no
+  die is read (a calibration target's marker, the lit floor) is not judged: were it a die, the count would be
+  short, and when the count is short and such a body shows a die (pips, or a face the reader half believes) the
+  reason is ``outside-arena`` (the pipeline looks for one beyond the arena the first stage found too:
+  :func:`shown_beyond_arena`);
 - a body that is a shadow has no die read near it (``unreadable``): the die casting it was not found;
 - no die is read at all, the reader told no count (``hidden``): an empty table is no throw.
 
 A body in which no die is read, where the reader is sure no square holds a face and the proposal stage saw
 few pips, shows no die (a die's shadow, a stain, a glare spot on the cloth, an object at the frame's edge):
 it is left aside. Were it a die, the game's count would be short and decline the frame; when it is then
-smeared (strong edges all one way) the die missing is one still moving, and the reason given is ``motion``.
+smeared (strong edges all one way) the die missing is one still moving, and the reason given is ``motion``; so too
+when the pixels beside the dice read in a body, plain (no pips, no face), are a die's width and smeared, and when a
+body is declined for what lies beside the dice read in it and that is smeared (:func:`smeared_beside`): a die moving
+against a still one, not one on it.
 Glare over such a body that may hide a die's pips (:func:`glared_die`) declines the frame for ``glare``: with a die
 too many on the table, the count would be met with that die unseen.
 
@@ -91,13 +96,13 @@ class SceneSettings:
     read measured under 0.3, 40 under 0.4 and 46 under 0.45; of the 30 such bodies of frames with a cocked, stacked or
     outside die, 1 measured under any of these (0.23), the next 0.48. At 0.4 rather than 0.3, of 200 frames with a
     moving die of seed 4242 (not used to choose it), 69 were declined as motion against 39; of 200 with a die too many
-    or too few, 2 more were named motion rather than a wrong count. Judging so the pixels beside the dice read in a
-    body that they leave unexplained, where the lean model finds no die leaning there nor beneath, was measured and
-    not kept: 47 and 48.5 % of the moving-die frames of seeds 20240611 and 777 named motion (38 and 42 % without),
-    but a still frame's die read from a square too small for it leaves a band of its rim that measures as smeared
-    (tests/data/dice-frames/sim-declined-too-small.png was named motion). An elongated object that is no die reads as
-    smeared too: a cable's ferrite bead in a matteop65 photo (valid_48.jpg, 0.36) is named motion, where at 0.3 it
-    was unreadable."""
+    or too few, 2 more were named motion rather than a wrong count. The pixels beside the dice read in a body that
+    they leave unexplained are judged so too (:func:`smeared_beside`), where they can hold a die
+    (``motion_beside_dice``, ``motion_beside_reach``): a still frame's die read from a square too small for it leaves
+    a band of its rim that measures as smeared (tests/data/dice-frames/sim-declined-too-small.png), too narrow for
+    that. A body's shade is left out of it (a still die's shadow has edges every way). An elongated object that is no
+    die reads as smeared too: a cable's ferrite bead in a matteop65 photo (valid_48.jpg, 0.36) is named motion, where
+    at 0.3 it was unreadable."""
     die_pips: int = 3
     die_likelihood: float = 0.5
     """A body where no die is read shows a die when the proposal stage saw at least ``die_pips`` pips inside
@@ -106,6 +111,11 @@ class SceneSettings:
     motion_min_gradient: float = 6.0
     """A body not read is smeared only when its mean gradient (grey levels per pixel) reaches this: a smeared
     die's edges do, the cloth's vignetting does not."""
+    motion_beside_dice: float = 0.5
+    motion_beside_reach: float = 0.35
+    """The pixels beside the dice read in a body that they leave unexplained are judged smeared (:func:`smeared_beside`)
+    only when they cover at least ``motion_beside_dice`` of a die's area and hold a disc of ``motion_beside_reach`` of
+    an edge (a die smeared against a still one, not the band of a die's rim that a square read too small leaves)."""
     glare_level: float = 0.45
     """Glare: whiter than the body's own level by this share of the way to white."""
     glare_saturation: float = 245.0
@@ -352,10 +362,28 @@ def _unseen_caster(body: BodyPixels, settings: SceneSettings) -> str:
 def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> float | None:
     """The gradient anisotropy of a body (``grey``: the frame's grey pixels over its box) with a die's strong edges
     (``motion_min_gradient``) all one way (below ``unread_motion_anisotropy``), else None."""
-    if gradient_strength(grey, body.mask) < settings.motion_min_gradient:
+    mask = body.mask if body.shade is None else body.mask & ~body.shade  # its shadow's edges lie every way
+    if np.count_nonzero(mask) < 0.5 * np.count_nonzero(body.mask):
+        mask = body.mask
+    if gradient_strength(grey, mask) < settings.motion_min_gradient:
         return None
-    ratio = anisotropy(grey, body.mask)
+    ratio = anisotropy(grey, mask)
     return ratio if ratio < settings.unread_motion_anisotropy else None
+
+
+def smeared_beside(grey: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
+                   settings: SceneSettings) -> float | None:
+    """The gradient anisotropy of the pixels beside the dice read in a body that they leave unexplained
+    (:attr:`vision.dice_explanation.BodyExplanation.leftover`, its shade aside) when they are a die smeared by its
+    motion (:func:`smeared`): at least ``motion_beside_dice`` of a die's area, holding a disc of
+    ``motion_beside_reach`` of an edge; else None."""
+    left = explanation.leftover
+    if left is None or np.count_nonzero(left) < settings.motion_beside_dice * die_edge_px * die_edge_px:
+        return None
+    reach = float(cv2.distanceTransform(np.pad(left.astype(np.uint8), 1), cv2.DIST_L2, 5).max())
+    if reach < settings.motion_beside_reach * die_edge_px:
+        return None
+    return smeared(grey, BodyPixels(left, body.origin), settings)
 
 
 def glare_may_hide_a_die(frame: np.ndarray, body: BodyPixels, region: np.ndarray, glare: np.ndarray,
@@ -548,6 +576,9 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
     if explanation.problem == "unreadable":
         return Decline.UNREADABLE, explanation.detail
     if explanation.dice and explanation.unexplained_px > settings.stacked_share * die_area:
+        if (ratio := smeared_beside(grey, body, explanation, die_edge_px, settings)) is not None:
+            return Decline.MOTION, (f"body at {_where(body)}: {explanation.detail}, smeared (gradient anisotropy "
+                                    f"{ratio:.2f}): a die moving beside the dice read")
         if (settings.leaning_check and lean is not None and explanation.leftover_square is not None
                 and (found := lean.not_flat_at(explanation.leftover_square)) is not None
                 and found[0] is Decline.COCKED):  # the die there leans against the dice read: cocked, not on them
@@ -570,6 +601,31 @@ def judge_body(frame: np.ndarray, body: BodyPixels, explanation: BodyExplanation
             return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {_unsure_face(explanation, asked)}"
         return Decline.COCKED, f"body at {_where(body)} of {size:.2f} dice shows no flat face that reads surely"
     return Decline.UNREADABLE, f"body at {_where(body)} of {size:.2f} dice: {explanation.detail}"
+
+
+def shown_beyond_arena(bodies: Sequence[BodyPixels], explanations: Sequence[BodyExplanation], dice_read: int,
+                       settings: SceneSettings) -> str | None:
+    """Why a frame declined for a short count (``dice_read`` of the game's ``expected_dice``) is declined
+    ``outside-arena`` rather than ``wrong-count``: one of ``bodies``, found beyond the arena the first stage found
+    (:mod:`vision.dice_beyond_arena`), lies outside the arena told and shows a die (a die read there, pips, or a
+    face the reader half believes: not :func:`shows_no_die`). None when none does, or the count is not short."""
+    if settings.arena is None or settings.expected_dice is None or dice_read >= settings.expected_dice:
+        return None
+    arena = np.asarray(settings.arena, np.float32)
+    shown = [_beyond_detail(dice_read, settings, body, explanation)
+             for body, explanation in zip(bodies, explanations, strict=True)
+             if not _inside(arena, body.centre_px) and not shows_no_die(body, explanation, settings)]
+    return "; ".join(shown) if shown else None
+
+
+def _beyond_detail(dice_read: int, settings: SceneSettings, body: BodyPixels, explanation: BodyExplanation) -> str:
+    """Why a body beyond the arena is taken for the die the count misses: the die read there, or the pips and the
+    face likelihood of its squares."""
+    shows = (f"a {explanation.dice[0].face} is read there at {explanation.dice[0].confidence:.3f}"
+             if explanation.dice else f"{body.pips} pip-like spots; its squares give a die's face "
+                                      f"{explanation.face_likelihood:.3f}")
+    return (f"{dice_read} dice read, the game throws {settings.expected_dice}, and the body at {_where(body)} beyond "
+            f"the arena shows a die ({shows})")
 
 
 def _unsure_face(explanation: BodyExplanation, lean: LeanJudgement | None) -> str:
@@ -627,6 +683,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
     dice: list[DieReading] = []
     no_die: list[BodyPixels] = []
     beyond: list[tuple[BodyPixels, BodyExplanation]] = []  # beyond the arena, no die read, but one shows there
+    plain_beside: list[tuple[BodyPixels, BodyExplanation]] = []  # dice read, the pixels beside them plain
     arena = None if settings.arena is None else np.asarray(settings.arena, np.float32)
     frame_dice = [die for explanation in explanations for die in explanation.dice]
     every_die_read = settings.expected_dice is not None and len(frame_dice) == settings.expected_dice
@@ -635,6 +692,14 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
             if not shows_no_die(body, explanation, settings):
                 beyond.append((body, explanation))
             continue  # no die read beyond the arena (a target's marker, the lit floor): the count tells a die missed
+        outside = [] if arena is None else [die for die in explanation.dice if not _inside(arena, die.square.centre_px)]
+        if outside:  # a die read beyond the arena: the reason, whatever else is wrong with its body
+            problem = judge_body(frame, body, explanation, die_edge_px, settings, lean, every_die_read, frame_dice)
+            declines.extend((Decline.OUTSIDE_ARENA, f"die at ({die.square.centre_px[0]:.0f}, "
+                                                    f"{die.square.centre_px[1]:.0f}) is outside the arena"
+                                                    + ("" if problem is None else f" ({problem[1]})"))
+                            for die in outside)
+            continue
         if shows_no_die(body, explanation, settings):
             if (hidden := glared_die(frame, body, explanation, die_edge_px, settings)) is not None:
                 declines.append((Decline.GLARE, hidden))
@@ -644,6 +709,8 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         problem = judge_body(frame, body, explanation, die_edge_px, settings, lean, every_die_read, frame_dice)
         if problem is not None:
             declines.append(problem)
+        elif not explanation.explained:
+            plain_beside.append((body, explanation))
         dice.extend(explanation.dice if explanation.explained or problem is None else ())
     declines.extend((Decline.UNREADABLE, detail) for detail in _overlapping(dice, settings.apart_share))
     if arena is not None:
@@ -652,17 +719,18 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
                 x, y = die.square.centre_px
                 declines.append((Decline.OUTSIDE_ARENA, f"die at ({x:.0f}, {y:.0f}) is outside the arena"))
     if not declines and settings.expected_dice is not None and len(dice) != settings.expected_dice:
-        moving = [(body, ratio) for body in no_die
+        moving = [(f"the body at {_where(body)} is", ratio) for body in no_die
                   if (ratio := smeared(_grey(_patch(frame, body)), body, settings)) is not None]
+        moving.extend((f"the pixels beside the dice read in the body at {_where(body)} are", ratio)
+                      for body, explanation in plain_beside
+                      if (ratio := smeared_beside(_grey(_patch(frame, body)), body, explanation, die_edge_px,
+                                                  settings)) is not None)
         if len(dice) < settings.expected_dice and moving:  # the die missing is one still moving
             declines.extend((Decline.MOTION, (f"{len(dice)} dice read, the game throws {settings.expected_dice}, and "
-                                              f"the body at {_where(body)} is smeared (gradient anisotropy {ratio:.2f})"))
-                            for body, ratio in moving)
+                                              f"{where} smeared (gradient anisotropy {ratio:.2f})"))
+                            for where, ratio in moving)
         elif len(dice) < settings.expected_dice and beyond:  # the die missing may be one thrown out of the arena
-            declines.extend((Decline.OUTSIDE_ARENA, (f"{len(dice)} dice read, the game throws {settings.expected_dice}, "
-                                                     f"and the body at {_where(body)} beyond the arena shows a die "
-                                                     f"({body.pips} pip-like spots; its squares give a die's face "
-                                                     f"{explanation.face_likelihood:.3f})"))
+            declines.extend((Decline.OUTSIDE_ARENA, _beyond_detail(len(dice), settings, body, explanation))
                             for body, explanation in beyond)
         else:
             declines.append((Decline.WRONG_COUNT, f"{len(dice)} dice read, the game throws {settings.expected_dice}"))

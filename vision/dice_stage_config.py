@@ -53,6 +53,12 @@ class DiceStageConfig:
     part of the arena too: a corner of the table that dice and their shadows wall off from the rest (a die lying
     in it, beyond the largest stretch's hull, would otherwise be no body: with a die too many on the table, the
     game's count would be met with one die unseen). The table beyond the arena's rail reaches the frame's edge."""
+    beyond_clearance_share: float = 0.3
+    """What differs from the table beyond the arena grown by this share of the die's edge is where a die thrown out
+    of the arena may lie (:mod:`vision.dice_beyond_arena`): the arena's border line and a die against it stay out."""
+    beyond_most_dice: float = 6.0
+    """A region beyond the arena of more than this many dice's area (a rail, a chip rack, a hand) is no die thrown
+    out of it; one under ``min_body_share`` of a die is a speck."""
 
     # ---- bodies
     largest_pip_share: float = 0.035
@@ -171,6 +177,11 @@ class DiceStageConfig:
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.die_edge_px)
                 and 0 < self.die_edge_px[0] <= self.die_edge_px[1]):
             raise ValueError(f"die_edge_px must be (least, most) with 0 < least <= most, got {self.die_edge_px!r}")
+        if not 0.0 <= self.beyond_clearance_share <= 2.0:
+            raise ValueError(f"beyond_clearance_share must be within [0, 2], got {self.beyond_clearance_share}")
+        if self.beyond_most_dice < self.min_body_share:
+            raise ValueError(f"beyond_most_dice ({self.beyond_most_dice}) must be at least min_body_share "
+                             f"({self.min_body_share})")
         if self.max_proposals_per_body < 1:
             raise ValueError(f"max_proposals_per_body must be at least 1, got {self.max_proposals_per_body}")
         low, high = self.two_diagonal_share
