@@ -210,6 +210,15 @@ def test_a_smeared_body_that_shows_no_die_names_motion_when_the_count_is_short()
     calm[calm_bodies[1].origin[1]:, calm_bodies[1].origin[0]:] = (40, 110, 40)  # a flat stain: no edges at all
     verdict = judge_scene(calm, calm_bodies, dice, EDGE, SceneSettings(expected_dice=2))
     assert verdict.decline is Decline.WRONG_COUNT
+    # a rail's strip, its edges all one way, is too narrow to be a die
+    railed, _ = die_frame([(60, 60)])
+    cv2.rectangle(railed, (130, 200), (310, 207), (200, 200, 200), -1)
+    strip = np.zeros((12, 190), bool)
+    strip[2:10, 5:185] = True
+    rail = BodyPixels(strip, (125, 198))
+    verdict = judge_scene(railed, [bodies[0], rail], [dice[0], showing_no_die(rail.area_px)], EDGE,
+                          SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.WRONG_COUNT, verdict.detail
 
 
 def test_glare_over_a_die_read_declines_even_a_sure_reading_and_a_white_face_is_no_glare() -> None:

@@ -112,8 +112,8 @@ def test_clusters_of_touching_dice_are_read_or_declined_never_misread() -> None:
     assert read >= 5  # 6 of 8 when measured
 
 
-MEASURED_RIGHT = {"cocked": 0.745, "stacked": 0.845, "outside-arena": 0.95, "motion": 0.595, "glare": 0.985,
-                  "wrong-count": 0.945}
+MEASURED_RIGHT = {"cocked": 0.745, "stacked": 0.845, "outside-arena": 0.97, "motion": 0.59, "glare": 0.985,
+                  "wrong-count": 0.955}
 """Share of 200 frames per fault declined for the fault's own reason by ``benchmarks/dice_reader_accuracy.py``, the
 lower of seeds 20240611 and 777."""
 

@@ -98,7 +98,7 @@ class SceneSettings:
     moving die of seed 4242 (not used to choose it), 69 were declined as motion against 39; of 200 with a die too many
     or too few, 2 more were named motion rather than a wrong count. The pixels beside the dice read in a body that
     they leave unexplained are judged so too (:func:`smeared_beside`), where they can hold a die
-    (``motion_beside_dice``, ``motion_beside_reach``): a still frame's die read from a square too small for it leaves
+    (``motion_beside_dice``, ``motion_reach``): a still frame's die read from a square too small for it leaves
     a band of its rim that measures as smeared (tests/data/dice-frames/sim-declined-too-small.png), too narrow for
     that. A body's shade is left out of it (a still die's shadow has edges every way). An elongated object that is no
     die reads as smeared too: a cable's ferrite bead in a matteop65 photo (valid_48.jpg, 0.36) is named motion, where
@@ -112,10 +112,12 @@ class SceneSettings:
     """A body not read is smeared only when its mean gradient (grey levels per pixel) reaches this: a smeared
     die's edges do, the cloth's vignetting does not."""
     motion_beside_dice: float = 0.5
-    motion_beside_reach: float = 0.35
+    motion_reach: float = 0.3
     """The pixels beside the dice read in a body that they leave unexplained are judged smeared (:func:`smeared_beside`)
-    only when they cover at least ``motion_beside_dice`` of a die's area and hold a disc of ``motion_beside_reach`` of
-    an edge (a die smeared against a still one, not the band of a die's rim that a square read too small leaves)."""
+    only when they cover at least ``motion_beside_dice`` of a die's area and hold a disc of ``motion_reach`` of
+    an edge (a die smeared against a still one, not the band of a die's rim that a square read too small leaves); a
+    body where no die shows is taken for the die missing from a short count, still moving, only when it holds such a
+    disc too (not the strip of a rail or a line: :func:`moving_die`)."""
     glare_level: float = 0.45
     """Glare: whiter than the body's own level by this share of the way to white."""
     glare_saturation: float = 245.0
@@ -376,14 +378,28 @@ def smeared_beside(grey: np.ndarray, body: BodyPixels, explanation: BodyExplanat
     """The gradient anisotropy of the pixels beside the dice read in a body that they leave unexplained
     (:attr:`vision.dice_explanation.BodyExplanation.leftover`, its shade aside) when they are a die smeared by its
     motion (:func:`smeared`): at least ``motion_beside_dice`` of a die's area, holding a disc of
-    ``motion_beside_reach`` of an edge; else None."""
+    ``motion_reach`` of an edge; else None."""
     left = explanation.leftover
     if left is None or np.count_nonzero(left) < settings.motion_beside_dice * die_edge_px * die_edge_px:
         return None
-    reach = float(cv2.distanceTransform(np.pad(left.astype(np.uint8), 1), cv2.DIST_L2, 5).max())
-    if reach < settings.motion_beside_reach * die_edge_px:
+    if not _holds_disc(left, settings.motion_reach * die_edge_px):
         return None
     return smeared(grey, BodyPixels(left, body.origin), settings)
+
+
+def moving_die(frame: np.ndarray, body: BodyPixels, die_edge_px: float, settings: SceneSettings) -> float | None:
+    """The gradient anisotropy of a body where no die shows, when it may be a die smeared by its motion
+    (:func:`smeared`) and holds a disc of ``motion_reach`` of an edge (a rail's or a line's strip does not); else
+    None."""
+    if not _holds_disc(body.mask, settings.motion_reach * die_edge_px):
+        return None
+    return smeared(_grey(_patch(frame, body)), body, settings)
+
+
+def _holds_disc(mask: np.ndarray, radius_px: float) -> bool:
+    """Whether a disc of ``radius_px`` fits inside ``mask`` (bool): the greatest distance of its pixels from its
+    outline."""
+    return float(cv2.distanceTransform(np.pad(mask.astype(np.uint8), 1), cv2.DIST_L2, 5).max()) >= radius_px
 
 
 def glare_may_hide_a_die(frame: np.ndarray, body: BodyPixels, region: np.ndarray, glare: np.ndarray,
@@ -720,7 +736,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
                 declines.append((Decline.OUTSIDE_ARENA, f"die at ({x:.0f}, {y:.0f}) is outside the arena"))
     if not declines and settings.expected_dice is not None and len(dice) != settings.expected_dice:
         moving = [(f"the body at {_where(body)} is", ratio) for body in no_die
-                  if (ratio := smeared(_grey(_patch(frame, body)), body, settings)) is not None]
+                  if (ratio := moving_die(frame, body, die_edge_px, settings)) is not None]
         moving.extend((f"the pixels beside the dice read in the body at {_where(body)} are", ratio)
                       for body, explanation in plain_beside
                       if (ratio := smeared_beside(_grey(_patch(frame, body)), body, explanation, die_edge_px,
