@@ -210,6 +210,14 @@ def test_a_smeared_body_that_shows_no_die_names_motion_when_the_count_is_short()
     calm[calm_bodies[1].origin[1]:, calm_bodies[1].origin[0]:] = (40, 110, 40)  # a flat stain: no edges at all
     verdict = judge_scene(calm, calm_bodies, dice, EDGE, SceneSettings(expected_dice=2))
     assert verdict.decline is Decline.WRONG_COUNT
+    # short of the count, a body where no die shows is taken for the die missing, still moving, at a looser
+    # anisotropy (0.44 here) than a body judged on its own
+    slight, slight_bodies = die_frame([(60, 60), (200, 150)], blur=9)
+    slight[:120, :120] = still[:120, :120]
+    verdict = judge_scene(slight, slight_bodies, dice, EDGE, SceneSettings(expected_dice=2))
+    assert verdict.decline is Decline.MOTION and "anisotropy 0.4" in verdict.detail, verdict.detail
+    strict = SceneSettings(expected_dice=2, naming_motion_anisotropy=0.4)
+    assert judge_scene(slight, slight_bodies, dice, EDGE, strict).decline is Decline.WRONG_COUNT
     # a rail's strip, its edges all one way, is too narrow to be a die
     railed, _ = die_frame([(60, 60)])
     cv2.rectangle(railed, (130, 200), (310, 207), (200, 200, 200), -1)

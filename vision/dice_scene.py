@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -97,12 +97,21 @@ class SceneSettings:
     outside die, 1 measured under any of these (0.23), the next 0.48. At 0.4 rather than 0.3, of 200 frames with a
     moving die of seed 4242 (not used to choose it), 69 were declined as motion against 39; of 200 with a die too many
     or too few, 2 more were named motion rather than a wrong count. The pixels beside the dice read in a body that
-    they leave unexplained are judged so too (:func:`smeared_beside`), where they can hold a die
-    (``motion_beside_dice``, ``motion_reach``): a still frame's die read from a square too small for it leaves
-    a band of its rim that measures as smeared (tests/data/dice-frames/sim-declined-too-small.png), too narrow for
-    that. A body's shade is left out of it (a still die's shadow has edges every way). An elongated object that is no
+    they leave unexplained are judged so too, at ``naming_motion_anisotropy`` (:func:`smeared_beside`), where they
+    can hold a die (``motion_beside_dice``, ``motion_reach``): a still frame's die read from a square too small for
+    it leaves a band of its rim that measures as smeared (tests/data/dice-frames/sim-declined-too-small.png), too
+    narrow for that. A body's shade is left out of it (a still die's shadow has edges every way). An elongated object that is no
     die reads as smeared too: a cable's ferrite bead in a matteop65 photo (valid_48.jpg, 0.36) is named motion, where
     at 0.3 it was unreadable."""
+    naming_motion_anisotropy: float = 0.5
+    """The same least ratio over what, a die's width or more, shows no die read where the frame is declined for it
+    already or short of the game's count: the pixels beside the dice read in a body that they leave unexplained
+    (:func:`smeared_beside`; a die moving against a still one, rather than a die on or under it) and a body where no
+    die shows (:func:`moving_die`; the die missing, rather than a wrong count). It names the reason only. On 200
+    frames with a moving die, seeds 20240611 and 777, 146 and 133 were named motion at 0.5 for both against 118 and
+    118 at 0.4 (148 and 139 at 0.55, where one more of seed 777's was named motion for a cocked die); of 200 with a
+    cocked die, one more of seed 20240611 was named motion, and of 200 with a die stacked, too many or too few or out
+    of the arena, none. Seed 4242, not used to choose it: 131 against 113, one cocked die more named motion."""
     die_pips: int = 3
     die_likelihood: float = 0.5
     """A body where no die is read shows a die when the proposal stage saw at least ``die_pips`` pips inside
@@ -228,7 +237,7 @@ class SceneSettings:
             raise ValueError(f"apart_share must be within (0, 1], got {self.apart_share}")
         if not 0.0 < self.glare_hiding_weight <= 1.0:
             raise ValueError(f"glare_hiding_weight must be within (0, 1], got {self.glare_hiding_weight}")
-        for name in ("motion_anisotropy", "unread_motion_anisotropy"):
+        for name in ("motion_anisotropy", "unread_motion_anisotropy", "naming_motion_anisotropy"):
             if not 0.0 < getattr(self, name) < 1.0:
                 raise ValueError(f"{name} must be within (0, 1), got {getattr(self, name)}")
 
@@ -377,23 +386,25 @@ def smeared_beside(grey: np.ndarray, body: BodyPixels, explanation: BodyExplanat
                    settings: SceneSettings) -> float | None:
     """The gradient anisotropy of the pixels beside the dice read in a body that they leave unexplained
     (:attr:`vision.dice_explanation.BodyExplanation.leftover`, its shade aside) when they are a die smeared by its
-    motion (:func:`smeared`): at least ``motion_beside_dice`` of a die's area, holding a disc of
-    ``motion_reach`` of an edge; else None."""
+    motion (:func:`smeared` below ``naming_motion_anisotropy``): at least ``motion_beside_dice`` of a die's area,
+    holding a disc of ``motion_reach`` of an edge; else None."""
     left = explanation.leftover
     if left is None or np.count_nonzero(left) < settings.motion_beside_dice * die_edge_px * die_edge_px:
         return None
     if not _holds_disc(left, settings.motion_reach * die_edge_px):
         return None
-    return smeared(grey, BodyPixels(left, body.origin), settings)
+    return smeared(grey, BodyPixels(left, body.origin),
+                   replace(settings, unread_motion_anisotropy=settings.naming_motion_anisotropy))
 
 
 def moving_die(frame: np.ndarray, body: BodyPixels, die_edge_px: float, settings: SceneSettings) -> float | None:
-    """The gradient anisotropy of a body where no die shows, when it may be a die smeared by its motion
-    (:func:`smeared`) and holds a disc of ``motion_reach`` of an edge (a rail's or a line's strip does not); else
-    None."""
+    """The gradient anisotropy of a body where no die shows, in a frame short of the game's count, when it may be the
+    die missing, smeared by its motion (:func:`smeared` below ``naming_motion_anisotropy``), and holds a disc of
+    ``motion_reach`` of an edge (a rail's or a line's strip does not); else None."""
     if not _holds_disc(body.mask, settings.motion_reach * die_edge_px):
         return None
-    return smeared(_grey(_patch(frame, body)), body, settings)
+    return smeared(_grey(_patch(frame, body)), body,
+                   replace(settings, unread_motion_anisotropy=settings.naming_motion_anisotropy))
 
 
 def _holds_disc(mask: np.ndarray, radius_px: float) -> bool:
