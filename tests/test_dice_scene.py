@@ -665,3 +665,20 @@ def test_a_count_short_beside_a_plain_smear_is_motion() -> None:
     assert short.detail.startswith("1 dice read, the game throws 2, and the pixels beside the dice read in the body at")
     met = judge_scene(frame, bodies, [beside], EDGE, SceneSettings(expected_dice=1))
     assert met.accepted and [die.face for die in met.dice] == [5]
+
+
+def test_a_body_not_read_in_a_frame_short_of_its_count_is_named_smeared_at_the_naming_anisotropy() -> None:
+    """A die-sized body showing a die (its squares half believe a face) that no square reads: its anisotropy 0.44 is
+    above ``unread_motion_anisotropy`` (0.4), so alone it is unreadable; in a frame short of the game's count it is
+    the die missing, smeared by its motion, below ``naming_motion_anisotropy`` (0.5)."""
+    frame, bodies = die_frame([(60, 60), (200, 150)], blur=9)
+    still, _ = die_frame([(60, 60)])
+    frame[:120, :120] = still[:120, :120]
+    not_read = BodyExplanation((), "unexplained", "no die is read in it", bodies[1].area_px, face_likelihood=0.8)
+    dice = [explained(read(60, 60, 2)), not_read]
+    alone = judge_scene(frame, bodies, dice, EDGE, SceneSettings())
+    assert alone.decline is Decline.UNREADABLE, alone.detail
+    short = judge_scene(frame, bodies, dice, EDGE, SceneSettings(expected_dice=2))
+    assert short.decline is Decline.MOTION and "short of the game's count" in short.detail, short.detail
+    strict = SceneSettings(expected_dice=2, naming_motion_anisotropy=0.4)
+    assert judge_scene(frame, bodies, dice, EDGE, strict).decline is Decline.UNREADABLE
