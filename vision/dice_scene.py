@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -376,16 +376,16 @@ def _unseen_caster(body: BodyPixels, settings: SceneSettings) -> str:
             "casting it was not found")
 
 
-def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings) -> float | None:
+def smeared(grey: np.ndarray, body: BodyPixels, settings: SceneSettings, below: float | None = None) -> float | None:
     """The gradient anisotropy of a body (``grey``: the frame's grey pixels over its box) with a die's strong edges
-    (``motion_min_gradient``) all one way (below ``unread_motion_anisotropy``), else None."""
+    (``motion_min_gradient``) all one way (below ``below``, by default ``unread_motion_anisotropy``), else None."""
     mask = body.mask if body.shade is None else body.mask & ~body.shade  # its shadow's edges lie every way
     if np.count_nonzero(mask) < 0.5 * np.count_nonzero(body.mask):
         mask = body.mask
     if gradient_strength(grey, mask) < settings.motion_min_gradient:
         return None
     ratio = anisotropy(grey, mask)
-    return ratio if ratio < settings.unread_motion_anisotropy else None
+    return ratio if ratio < (settings.unread_motion_anisotropy if below is None else below) else None
 
 
 def smeared_beside(grey: np.ndarray, body: BodyPixels, explanation: BodyExplanation, die_edge_px: float,
@@ -399,8 +399,7 @@ def smeared_beside(grey: np.ndarray, body: BodyPixels, explanation: BodyExplanat
         return None
     if not _holds_disc(left, settings.motion_reach * die_edge_px):
         return None
-    return smeared(grey, BodyPixels(left, body.origin),
-                   replace(settings, unread_motion_anisotropy=settings.naming_motion_anisotropy))
+    return smeared(grey, BodyPixels(left, body.origin), settings, settings.naming_motion_anisotropy)
 
 
 def moving_die(frame: np.ndarray, body: BodyPixels, die_edge_px: float, settings: SceneSettings) -> float | None:
@@ -409,8 +408,7 @@ def moving_die(frame: np.ndarray, body: BodyPixels, die_edge_px: float, settings
     of ``motion_reach`` of an edge (a rail's or a line's strip does not); else None."""
     if not _holds_disc(body.mask, settings.motion_reach * die_edge_px):
         return None
-    return smeared(_grey(_patch(frame, body)), body,
-                   replace(settings, unread_motion_anisotropy=settings.naming_motion_anisotropy))
+    return smeared(_grey(_patch(frame, body)), body, settings, settings.naming_motion_anisotropy)
 
 
 def _holds_disc(mask: np.ndarray, radius_px: float) -> bool:
