@@ -748,11 +748,6 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
             plain_beside.append((body, explanation))
         dice.extend(explanation.dice if explanation.explained or problem is None else ())
     declines.extend((Decline.UNREADABLE, detail) for detail in _overlapping(dice, settings.apart_share))
-    if arena is not None:
-        for die in dice:
-            if not _inside(arena, die.square.centre_px):
-                x, y = die.square.centre_px
-                declines.append((Decline.OUTSIDE_ARENA, f"die at ({x:.0f}, {y:.0f}) is outside the arena"))
     if not declines and settings.expected_dice is not None and len(dice) != settings.expected_dice:
         moving = [(f"the body at {_where(body)} is", ratio) for body in no_die
                   if (ratio := moving_die(frame, body, die_edge_px, settings)) is not None]
