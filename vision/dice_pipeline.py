@@ -38,7 +38,7 @@ from vision.dice_beyond_arena import bodies_beyond
 from vision.dice_bodies import Bodies, find_bodies
 from vision.dice_confirmation import ConfirmationSettings, confirm_dice
 from vision.dice_explanation import BodyExplanation, BodyPixels, DieReading, ExplanationSettings
-from vision.dice_looks import CropReader, LookSettings, look_and_explain, read_squares
+from vision.dice_looks import CropReader, LookedBodies, LookSettings, look_and_explain, read_squares
 from vision.dice_proposals import propose_squares
 from vision.dice_scene import LeanJudgement, SceneSettings, SceneVerdict, judge_scene, shown_beyond_arena
 from vision.dice_size_from_reads import SizeFromReads, SizeSource, explained_at_read_size, told
@@ -168,13 +168,17 @@ class StagedDiceReader:
     def _explain(self, frame: np.ndarray, stages: DiceStageConfig, reader: CropReader) -> ExplainedFrame:
         """Stages 1 to 4 with ``stages`` (the size told, or not)."""
         found = find_bodies(frame, stages)
-        looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
-                                  ExplanationSettings(threshold=reader.threshold, side_share=self.side_share),
-                                  self.looks)
+        looked = self._look(frame, found, stages, reader)
         explanations = confirm_dice(looked.explanations, lambda squares: read_squares(frame, squares, reader),
                                     self.confirmation)
         return ExplainedFrame(found.die_edge_px, looked.bodies, explanations,
                               sum(len(readings) for readings in looked.readings), arena_px=found.arena_px, found=found)
+
+    def _look(self, frame: np.ndarray, found: Bodies, stages: DiceStageConfig, reader: CropReader) -> LookedBodies:
+        """Stages 2 to 4 but the confirmation on ``found``'s bodies: their squares proposed with ``stages``, read in
+        every look and each body explained by its sure readings."""
+        return look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
+                                ExplanationSettings(threshold=reader.threshold, side_share=self.side_share), self.looks)
 
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame. A frame declined at a size the bench did not tell is read again at the larger
@@ -222,9 +226,7 @@ class StagedDiceReader:
         if not beyond.bodies:
             return verdict, 0
         counted = _CountingReader(self.reader)
-        looked = look_and_explain(frame, beyond, propose_squares(frame, beyond, self.stages), counted,
-                                  ExplanationSettings(threshold=self.reader.threshold, side_share=self.side_share),
-                                  self.looks)
+        looked = self._look(frame, beyond, self.stages, counted)
         shown = shown_beyond_arena(looked.bodies, looked.explanations, len(verdict.dice), scene)
         if shown is None:
             return verdict, counted.squares
