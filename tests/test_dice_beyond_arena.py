@@ -58,7 +58,7 @@ def test_no_arena_seen_means_nothing_beyond_it() -> None:
     frame = _table(rail=False)
     _die(frame, (45, 240))
     found = find_bodies(frame, TOLD)
-    assert found.beyond is None and bodies_beyond(found, TOLD).bodies == ()
+    assert found.off_table is None and bodies_beyond(found, TOLD).bodies == ()
 
 
 def test_the_settings_of_the_look_beyond_are_checked() -> None:

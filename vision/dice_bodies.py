@@ -111,10 +111,10 @@ class Bodies:
     shade: np.ndarray | None = field(default=None, repr=False)
     """uint8 image at the working resolution, 255 where a pixel differs from the table only by being darker
     (its chromaticity the table's): a shadow, never a die's face of the table's own colour."""
-    beyond: np.ndarray | None = field(default=None, repr=False)
-    """uint8 image at the working resolution, 255 where a pixel differs from the table beyond the arena (the arena
-    grown by ``beyond_clearance_share`` of a die's edge left out): where a die thrown out of the arena lies
-    (:mod:`vision.dice_beyond_arena`). None when the arena is the whole frame."""
+    off_table: np.ndarray | None = field(default=None, repr=False)
+    """uint8 image at the working resolution, 255 where a pixel differs from the table, over the whole frame before
+    the bodies were cut to the arena: beyond it lies a die thrown out of the arena (:mod:`vision.dice_beyond_arena`).
+    None when the arena is the whole frame."""
 
     def shade_in(self, bbox: tuple[int, int, int, int]) -> np.ndarray:
         """bool mask (frame resolution) of the shaded pixels in ``bbox`` (x, y, width, height, frame px)."""
@@ -154,31 +154,21 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     features = _colour_features(small, cfg)
     cells, threshold, mask = _off_table(features, cfg)
     arena_colour, arena = _arena(features, mask, cfg)
-    whole = mask
+    off_table = None if arena is None else mask
     if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
         inside = np.zeros_like(mask)
         cv2.fillConvexPoly(inside, arena, 255)
         mask = cv2.bitwise_and(mask, inside)
-    regions = _regions(mask)
+    regions = regions_of(mask)
     die_edge = _die_edge(regions, scale, (width, height), cfg)
-    beyond = None if arena is None else _beyond_arena(whole, inside, die_edge * scale, cfg)
     regions = _separated(mask, regions, die_edge * scale, cfg)
-    bodies, labels = _bodies(regions, mask.shape, scale, die_edge, cfg)
+    bodies, labels = bodies_of(regions, mask.shape, scale, die_edge, cfg)
     table = TableColour(cells=cells, cell_px=cfg.table_cell_px / scale, arena_colour=arena_colour, threshold=threshold)
     if arena is None:
         arena = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
     return Bodies(bodies=bodies, arena_px=arena.astype(np.float32) / scale, table=table, die_edge_px=die_edge,
                   labels=labels, scale=scale, frame_size=(width, height),
-                  shade=_shaded(features, cells, threshold, cfg), beyond=beyond)
-
-
-def _beyond_arena(mask: np.ndarray, inside: np.ndarray, edge: float, cfg: DiceStageConfig) -> np.ndarray:
-    """``mask`` (uint8, 255 off the table) beyond the arena ``inside`` (uint8, 255 within it) grown by
-    ``beyond_clearance_share`` of the die's ``edge`` (working px): the arena's border line and a die against it
-    stay out. (A corner of the arena its hull cuts off stays in: the reader finds no die there.)"""
-    reach = max(round(cfg.beyond_clearance_share * edge), 1)
-    grown = cv2.dilate(inside, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
-    return cv2.bitwise_and(mask, cv2.bitwise_not(grown))
+                  shade=_shaded(features, cells, threshold, cfg), off_table=off_table)
 
 
 def _shaded(features: np.ndarray, cells: np.ndarray, threshold: float, cfg: DiceStageConfig) -> np.ndarray:
@@ -224,12 +214,12 @@ def _separated(mask: np.ndarray, regions: list[tuple[np.ndarray, list[np.ndarray
         mask = _filled(opened(mask, kernel), die_hole)
     if faces:
         cv2.fillPoly(mask, faces, 255)
-    regions = _regions(mask)
+    regions = regions_of(mask)
     peeled = _peeled(mask, regions, edge, cfg)
-    return regions if peeled is None else _regions(peeled)
+    return regions if peeled is None else regions_of(peeled)
 
 
-def _bodies(regions: list[tuple[np.ndarray, list[np.ndarray], float]], shape: tuple[int, ...], scale: float,
+def bodies_of(regions: list[tuple[np.ndarray, list[np.ndarray], float]], shape: tuple[int, ...], scale: float,
             die_edge: float, cfg: DiceStageConfig) -> tuple[tuple[Body, ...], np.ndarray]:
     """The bodies (frame px) among the ``regions`` (working px) of at least ``min_body_share`` of a die's area, and
     their labels image (working resolution, ``shape``)."""
@@ -344,7 +334,7 @@ def opened(mask: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
 
 
-def _regions(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float]]:
+def regions_of(mask: np.ndarray) -> list[tuple[np.ndarray, list[np.ndarray], float]]:
     """Each connected region of ``mask``: its outer contour, its holes' contours and its area (pixels, holes out);
     a region inside another's hole is a region of its own."""
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
