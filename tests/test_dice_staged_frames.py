@@ -112,7 +112,7 @@ def test_clusters_of_touching_dice_are_read_or_declined_never_misread() -> None:
     assert read >= 5  # 6 of 8 when measured
 
 
-MEASURED_RIGHT = {"cocked": 0.74, "stacked": 0.845, "outside-arena": 0.97, "motion": 0.745, "glare": 0.985,
+MEASURED_RIGHT = {"cocked": 0.74, "stacked": 0.845, "outside-arena": 0.965, "motion": 0.795, "glare": 0.985,
                   "wrong-count": 0.955}
 """Share of 200 frames per fault declined for the fault's own reason by ``benchmarks/dice_reader_accuracy.py``, the
 lower of seeds 20240611 and 777."""
@@ -122,7 +122,7 @@ lower of seeds 20240611 and 777."""
 def test_injected_faults_are_never_read_and_mostly_declined_for_their_reason(fault: str) -> None:
     """12 frames per fault with realistic nuisance: none accepted (the safety property), and declined for the fault's
     own reason at least as often as the benchmark's rate (:data:`MEASURED_RIGHT`) gives 12 frames in 95 % of draws
-    (motion and cocked 6, stacked 8, outside the arena and wrong count 10, glare 11; the other declines name another
+    (cocked 6, motion 7, stacked 8, outside the arena and wrong count 10, glare 11; the other declines name another
     fault, often a neighbouring one, and are no outcome either)."""
     rng = np.random.default_rng(300 + FAULTS.index(fault))
     right = 0
