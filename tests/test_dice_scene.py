@@ -229,6 +229,31 @@ def test_a_smeared_body_that_shows_no_die_names_motion_when_the_count_is_short()
     assert verdict.decline is Decline.WRONG_COUNT, verdict.detail
 
 
+def test_a_faint_smear_that_shows_a_die_names_motion_when_the_count_is_short() -> None:
+    """A translucent die smeared by its motion has faint edges: its body's mean gradient (5.0 grey levels per px here)
+    is under ``motion_min_gradient`` (6). Showing a die (its squares half believe a face), in a frame short of the
+    game's count, it is the die missing, still moving, below ``faint_motion_anisotropy``; one that shows no die (a
+    stain, the cloth's vignetting) is not."""
+    frame, bodies = die_frame([(60, 60), (200, 150)], blur=25)
+    still, _ = die_frame([(60, 60)])
+    frame[:120, :120] = still[:120, :120]
+    x0, y0 = bodies[1].origin
+    h, w = bodies[1].mask.shape
+    cloth = frame[5, 200].astype(float)
+    faint = cloth + 0.22 * (frame[y0:y0 + h, x0:x0 + w].astype(float) - cloth)
+    frame[y0:y0 + h, x0:x0 + w] = faint.clip(0, 255).astype(np.uint8)
+    not_read = BodyExplanation((), "unexplained", "no die is read in it", bodies[1].area_px, face_likelihood=0.8)
+    dice = [explained(read(60, 60, 2)), not_read]
+    short = judge_scene(frame, bodies, dice, EDGE, SceneSettings(expected_dice=2))
+    assert short.decline is Decline.MOTION and "short of the game's count" in short.detail, short.detail
+    floor = SceneSettings(expected_dice=2, faint_motion_min_gradient=6.0)
+    assert judge_scene(frame, bodies, dice, EDGE, floor).decline is Decline.UNREADABLE
+    stricter = SceneSettings(expected_dice=2, faint_motion_anisotropy=0.05)
+    assert judge_scene(frame, bodies, dice, EDGE, stricter).decline is Decline.UNREADABLE
+    no_die = [dice[0], showing_no_die(bodies[1].area_px)]
+    assert judge_scene(frame, bodies, no_die, EDGE, SceneSettings(expected_dice=2)).decline is Decline.WRONG_COUNT
+
+
 def test_glare_over_a_die_read_declines_even_a_sure_reading_and_a_white_face_is_no_glare() -> None:
     frame, bodies = die_frame([(150, 120)])
     sure = [explained(read(150, 120, 5))]
