@@ -677,8 +677,9 @@ def test_a_die_smeared_beside_a_still_one_is_motion_not_a_die_on_it() -> None:
     narrow = dataclasses.replace(beside, leftover=band, beside_dice=band, unexplained_px=int(np.count_nonzero(band)) * 3)
     verdict = judge_scene(frame, bodies, [narrow], EDGE, SceneSettings(expected_dice=2))
     assert verdict.decline is Decline.STACKED, verdict.detail
-    # the smear measures 0.21: below beside_motion_anisotropy, not below a stricter one
-    strict = SceneSettings(expected_dice=2, beside_motion_anisotropy=0.2)
+    # the smear measures 0.21: below beside_motion_anisotropy, not below a stricter one (nor, the count being short,
+    # below a stricter narrow_motion_anisotropy)
+    strict = SceneSettings(expected_dice=2, beside_motion_anisotropy=0.2, narrow_motion_anisotropy=0.2)
     assert judge_scene(frame, bodies, [beside], EDGE, strict).decline is Decline.STACKED
 
 
@@ -696,28 +697,36 @@ def test_a_count_short_beside_a_plain_smear_is_motion() -> None:
     # a plain smear (0.37) is judged at naming_motion_anisotropy, not at beside_motion_anisotropy
     beside_strict = SceneSettings(expected_dice=2, beside_motion_anisotropy=0.2)
     assert judge_scene(frame, bodies, [beside], EDGE, beside_strict).decline is Decline.MOTION
-    strict = SceneSettings(expected_dice=2, naming_motion_anisotropy=0.3, plain_motion_anisotropy=0.3)
+    strict = SceneSettings(expected_dice=2, naming_motion_anisotropy=0.3, narrow_motion_anisotropy=0.3)
     assert judge_scene(frame, bodies, [beside], EDGE, strict).decline is Decline.WRONG_COUNT
 
 
-def test_a_count_short_beside_a_narrow_plain_smear_is_motion() -> None:
+def test_a_count_short_beside_a_narrow_smear_is_motion() -> None:
     """A moving die half over a still one leaves beside it a plain smear 20 px wide (half a die's area, a disc of
     0.25 of an edge, anisotropy 0.38): too narrow for ``motion_reach`` (0.3), wide enough for
-    ``plain_motion_reach`` (0.18) and below ``plain_motion_anisotropy`` (0.42), so a frame short of its count names
-    motion; a narrower band (14 px, 0.36 of a die's area) is no die's."""
+    ``narrow_motion_reach`` (0.18) and below ``narrow_motion_anisotropy`` (0.42), so a frame short of its count names
+    motion; a narrower band (14 px, 0.36 of a die's area) is no die's. Where a square there half believes a face,
+    the same holds in a frame short of its count only."""
     frame, bodies, leftover = _die_beside_a_smear(20, pips=False)
     beside = BodyExplanation((read(100, 120),), "unexplained", "beside", int(np.count_nonzero(leftover)),
                              leftover=leftover, beside_dice=leftover, leftover_face_likelihood=0.0)
     short = judge_scene(frame, bodies, [beside], EDGE, SceneSettings(expected_dice=2))
     assert short.decline is Decline.MOTION and "anisotropy 0.38" in short.detail, short.detail
-    wider = SceneSettings(expected_dice=2, plain_motion_reach=0.3)
+    wider = SceneSettings(expected_dice=2, narrow_motion_reach=0.3)
     assert judge_scene(frame, bodies, [beside], EDGE, wider).decline is Decline.WRONG_COUNT
-    stricter = SceneSettings(expected_dice=2, plain_motion_anisotropy=0.35)
+    stricter = SceneSettings(expected_dice=2, narrow_motion_anisotropy=0.35)
     assert judge_scene(frame, bodies, [beside], EDGE, stricter).decline is Decline.WRONG_COUNT
     frame, bodies, band = _die_beside_a_smear(14, pips=False)
     thin = BodyExplanation((read(100, 120),), "unexplained", "beside", int(np.count_nonzero(band)),
                            leftover=band, beside_dice=band, leftover_face_likelihood=0.0)
     assert judge_scene(frame, bodies, [thin], EDGE, SceneSettings(expected_dice=2)).decline is Decline.WRONG_COUNT
+    # where a square there half believes a face (no plain leftover), it is judged so too, but only in a frame short
+    # of its count: with the count met, such pixels beside a die read are a die on or under it
+    frame, bodies, leftover = _die_beside_a_smear(20, pips=False)
+    believed = dataclasses.replace(beside, leftover_face_likelihood=0.7)
+    short = judge_scene(frame, bodies, [believed], EDGE, SceneSettings(expected_dice=2))
+    assert short.decline is Decline.MOTION and "a die moving beside the dice read" in short.detail, short.detail
+    assert judge_scene(frame, bodies, [believed], EDGE, SceneSettings(expected_dice=1)).decline is Decline.STACKED
 
 
 def test_a_body_not_read_in_a_frame_short_of_its_count_is_named_smeared_at_the_naming_anisotropy() -> None:

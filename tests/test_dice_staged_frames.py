@@ -112,10 +112,10 @@ def test_clusters_of_touching_dice_are_read_or_declined_never_misread() -> None:
     assert read >= 5  # 6 of 8 when measured
 
 
-MEASURED_RIGHT = {"cocked": 0.74, "stacked": 0.845, "outside-arena": 0.965, "motion": 0.815, "glare": 0.985,
+MEASURED_RIGHT = {"cocked": 0.71, "stacked": 0.845, "outside-arena": 0.965, "motion": 0.765, "glare": 0.985,
                   "wrong-count": 0.955}
 """Share of 200 frames per fault declined for the fault's own reason by ``benchmarks/dice_reader_accuracy.py``, the
-lower of seeds 20240611 and 777."""
+lowest of seeds 20240611, 777 and 4242."""
 
 
 @pytest.mark.parametrize("fault", FAULTS)
