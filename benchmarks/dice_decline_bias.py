@@ -9,15 +9,23 @@ share by face and whether that reason's declines depend on the face (which stage
 
     .venv/bin/python benchmarks/dice_decline_bias.py [--throws 1500] [--style translucent-red]
         [--reader-config FILE] [--lean-model FILE] [--die-edge-px 44]
+    .venv/bin/python benchmarks/dice_decline_bias.py --profile sim [--throws 630]
 
 The reader is the staged reader with the bench's own model (or as ``--reader-config`` sets it), as the rig
-builds it for a banca francesa camera (:mod:`bench.rig_dice_reader`).
+builds it for a banca francesa camera (:mod:`bench.rig_dice_reader`). With ``--profile`` the dice table is the
+profile's, built as ``bench certify`` builds it (:func:`bench.rig_cameras.open_dice_table`: its simulator, its
+camera's simulation, votes and reader), throws numbered from 1 as in a fresh run; the cocked and stacked dice its
+simulation injects on purpose (:attr:`drivers.sim.dice_camera.SimulatedDiceCamera.injected_faults`) are counted
+apart, and the share of the other, fair throws declined is printed with its 95 % upper bound against the target of
+at most 3 %. The faces' tables count the fair throws only.
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -28,13 +36,37 @@ from rich.table import Table
 from scipy import stats
 
 from bench.profiles.camera import CameraSimulation
-from bench.profiles.model import DiceOptions, DiceSimulator
+from bench.profiles.loader import ProfileError, load_profile
+from bench.profiles.model import DiceOptions, DiceSimulator, DiceTableEquipment
+from bench.rig_cameras import open_dice_table
 from drivers.dice_table import CameraDiceTable
 from drivers.line_frame import DeviceIdentity
 from drivers.sim.dice_camera import SimulatedDiceCamera
 from vision.dice_reader_settings import load_reader_settings
 from vision.dice_staged_reader import staged_reader
 from vision.die_lean_model import DEFAULT_LEAN_MODEL
+from vision.die_reader_calibration import clopper_pearson_upper
+
+FAIR_DECLINE_TARGET = 0.03
+"""At most this share of the fair throws of the ``sim`` certification's dice camera declined."""
+
+
+def profile_table(name: str, state_dir: Path) -> tuple[CameraDiceTable, SimulatedDiceCamera, str]:
+    """The dice table of profile ``name`` as ``bench certify`` builds it (its camera's throw counter kept under
+    ``state_dir``, from 0), its simulated camera and the dice's style. Raises SystemExit when the profile has no
+    simulated dice table."""
+    try:
+        profile, _, _ = load_profile(name)
+    except ProfileError as error:
+        raise SystemExit(f"error: {error}") from None
+    tables = [equipment for equipment in profile.equipment.values() if isinstance(equipment, DiceTableEquipment)]
+    if not tables or tables[0].simulator is None:
+        raise SystemExit(f"profile {name!r} has no simulated dice table")
+    table = open_dice_table(tables[0], state_dir / "dice.camera-state.json")
+    camera = table.camera
+    if not isinstance(camera, SimulatedDiceCamera):
+        raise SystemExit(f"profile {name!r}: its dice table's camera is not simulated")
+    return table, camera, tables[0].simulator.style
 
 
 def main() -> None:
@@ -50,27 +82,49 @@ def main() -> None:
                              "(simulation.die_edge_px); the reader is told it within +-20 %%, as a lab's reader "
                              "configuration states it (stages.die_edge_px). Default: each throw draws its own scale, "
                              "and the reader is not told it")
+    parser.add_argument("--profile", default=None,
+                        help="throw the dice table of this profile (e.g. sim) as bench certify builds it; the dice "
+                             "its simulation cocks or stacks on purpose are counted apart")
     args = parser.parse_args()
+    if args.profile is not None:
+        own = [f"--{name.replace('_', '-')}" for name in ("style", "seed", "reader_config", "lean_model", "die_edge_px")
+               if getattr(args, name) != parser.get_default(name)]
+        if own:
+            parser.error(f"--profile takes the dice, camera and reader of the profile: drop {', '.join(own)}")
     cv2.setNumThreads(1)
-    options = DiceOptions(game="banca-francesa")
-    camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), options,
-                                 CameraSimulation(seed=args.seed, die_edge_px=args.die_edge_px))
-    told = None if args.die_edge_px is None else (0.8 * args.die_edge_px, 1.2 * args.die_edge_px)
-    settings = load_reader_settings(args.reader_config) if args.reader_config else None
-    read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told,
-                               lean_model=args.lean_model).read
-    table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame)
-    shown = np.zeros(6, int)       # dice showing each face, all throws
-    in_declined = np.zeros(6, int)  # ... in declined throws
+    with tempfile.TemporaryDirectory(prefix="dice-decline-bias-") as state_dir:
+        if args.profile is not None:
+            table, camera, style = profile_table(args.profile, Path(state_dir))
+        else:
+            camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), DiceOptions(game="banca-francesa"),
+                                         CameraSimulation(seed=args.seed, die_edge_px=args.die_edge_px))
+            told = None if args.die_edge_px is None else (0.8 * args.die_edge_px, 1.2 * args.die_edge_px)
+            settings = load_reader_settings(args.reader_config) if args.reader_config else None
+            read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told,
+                                       lean_model=args.lean_model).read
+            table, style = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame), args.style
+        throw_dice(table, camera, args.throws, style)
+
+
+def throw_dice(table: CameraDiceTable, camera: SimulatedDiceCamera, throws: int, style: str) -> None:
+    """Throw ``throws`` times and print the tables (see the module docstring)."""
+    shown = np.zeros(6, int)       # dice showing each face, fair throws
+    in_declined = np.zeros(6, int)  # ... in declined fair throws
     accepted_faces = np.zeros(6, int)
-    wrong = accepted = 0
+    wrong = accepted = fair = 0
     reasons: dict[str, int] = {}
-    by_reason: dict[str, np.ndarray] = {}  # dice showing each face in the throws declined for each reason
+    by_reason: dict[str, np.ndarray] = {}  # dice showing each face in the fair throws declined for each reason
+    injected: Counter[str] = Counter()  # throws with an injected fault: how each was read
     start = time.perf_counter()
     with Progress(TextColumn("throws"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()) as progress:
-        task = progress.add_task("throws", total=args.throws)
-        for _ in range(args.throws):
+        task = progress.add_task("throws", total=throws)
+        for _ in range(throws):
             throw = table.next_throw()
+            progress.advance(task)
+            if camera.injected_faults:
+                injected["accepted" if throw.accepted else str(throw.decline)] += 1
+                continue
+            fair += 1
             truth = np.array(camera.physical_faces(camera.throw)) - 1
             np.add.at(shown, truth, 1)
             if throw.accepted:
@@ -81,9 +135,8 @@ def main() -> None:
                 np.add.at(in_declined, truth, 1)
                 reasons[str(throw.decline)] = reasons.get(str(throw.decline), 0) + 1
                 np.add.at(by_reason.setdefault(str(throw.decline), np.zeros(6, int)), truth, 1)
-            progress.advance(task)
     elapsed = time.perf_counter() - start
-    table_out = Table(title=f"{args.throws} fair throws of 3 {args.style} dice through the camera pipeline")
+    table_out = Table(title=f"{fair} fair throws of 3 {style} dice through the camera pipeline")
     for column in ("face", "dice shown", "in declined throws", "decline share", "accepted reads"):
         table_out.add_column(column, justify="right")
     for face in range(6):
@@ -93,13 +146,18 @@ def main() -> None:
     console.print(table_out)
     chi2 = stats.chisquare(accepted_faces)
     independence = stats.chi2_contingency(np.vstack([shown - in_declined, in_declined]))
-    console.print(f"declined throws: {args.throws - accepted} of {args.throws} "
-                  f"({(args.throws - accepted) / args.throws:.1%}); reasons {reasons}")
-    console.print(f"wrong reads: {wrong} of {accepted} accepted throws")
+    declined = fair - accepted
+    upper = clopper_pearson_upper(declined, fair)
+    console.print(f"fair throws declined: {declined} of {fair} ({declined / max(fair, 1):.1%}, 95 % upper bound "
+                  f"{upper:.1%}; target <= {FAIR_DECLINE_TARGET:.0%}); reasons {reasons}")
+    if injected:
+        console.print(f"throws with a die the simulation cocks or stacks on purpose: {sum(injected.values())}, "
+                      f"read as {dict(injected)}")
+    console.print(f"wrong reads: {wrong} of {accepted} accepted fair throws")
     console.print(f"accepted faces against 1/6: chi-square {chi2.statistic:.2f}, p = {chi2.pvalue:.4g}")
     console.print(f"declines independent of the face (contingency): p = {independence.pvalue:.4g}")
     console.print(reason_table(by_reason, shown))
-    console.print(f"time: {elapsed / args.throws * 1000:.0f} ms per throw (render, settle, 3 votes)")
+    console.print(f"time: {elapsed / throws * 1000:.0f} ms per throw (render, settle, 3 votes)")
 
 
 def reason_table(by_reason: dict[str, np.ndarray], shown: np.ndarray) -> Table:

@@ -63,6 +63,20 @@ def test_a_cocked_die_is_declined_never_read(tmp_path: Path) -> None:
     assert sum(throw.decline is Decline.COCKED for throw in throws) >= 4
 
 
+def test_the_camera_names_the_faults_it_injects_into_each_throw() -> None:
+    """``injected_faults`` names the cocked and stacked dice of the throw last rendered, as its scene lays them (so
+    a benchmark can count the throws a simulation spoils on purpose apart from the fair ones)."""
+    camera = SimulatedDiceCamera(DiceSimulator(style="opaque-white"), DiceOptions(game="banca-francesa"),
+                                 CameraSimulation(nuisance="none", cocked_rate=0.4, stacked_rate=0.4))
+    seen = set()
+    for _ in range(16):
+        frame = camera.still_frame()
+        poses = {die.pose for die in frame.truth.dice} - {"flat"}
+        assert poses == set(camera.injected_faults), (camera.throw, poses, camera.injected_faults)
+        seen.add(camera.injected_faults)
+    assert {(), ("cocked",), ("stacked",)} <= seen
+
+
 def test_the_throw_counter_survives_a_restart(tmp_path: Path) -> None:
     first = _table(tmp_path, DiceSimulator(), CameraSimulation(nuisance="none"))
     first.next_throw()

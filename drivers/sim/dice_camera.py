@@ -71,6 +71,8 @@ class SimulatedDiceCamera(Camera):
         self.still_frames = votes + 6  # settling needs 3 still differences, then the votes, and a spare
         self.throw = load_counter(state_file, "throw", "dice camera")
         self._queue: deque[Frame] = deque()
+        self.injected_faults: tuple[str, ...] = ()
+        """The decline cases (``cocked``, ``stacked``) the simulation injected into the throw last rendered."""
         self.sensor = SimulatedSensor(self.simulation.seed)
         self._index = 0
         self._epoch = time.time()
@@ -90,6 +92,7 @@ class SimulatedDiceCamera(Camera):
             faults.append("cocked")
         if rng.random() < self.simulation.stacked_rate:
             faults.append("stacked")
+        self.injected_faults = tuple(faults)
         fixed = self.simulation.die_edge_px
         scale = {} if fixed is None else {"edge_px": (fixed, fixed)}
         scene = random_dice_scene(rng, self.options.dice_per_throw, self.style, faults=tuple(faults), size=self.size,
