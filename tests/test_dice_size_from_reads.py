@@ -131,7 +131,7 @@ def test_turned_off_the_bodies_estimate_stands() -> None:
     assert source is SizeSource.BODIES and frame.asked == [None] and explained.die_edge_px == 50.0
 
 
-@pytest.mark.parametrize("field", ["differ_share", "told_share", "measured_share"])
+@pytest.mark.parametrize("field", ["differ_share", "told_share", "measured_share", "told_retry_least"])
 @pytest.mark.parametrize("value", [0.0, 1.0, -0.2])
 def test_shares_outside_zero_to_one_are_refused_naming_them(field: str, value: float) -> None:
     with pytest.raises(ValueError, match=f"{field} must lie within 0..1"):
@@ -144,3 +144,5 @@ def test_retry_shares_that_are_not_positive_or_retry_the_estimate_itself_are_ref
         SizeFromReads(retry_shares=shares)
     with pytest.raises(ValueError, match="a retry share must be positive and not 1.* in declined_shares"):
         SizeFromReads(declined_shares=shares)
+    with pytest.raises(ValueError, match="a retry share must be positive and not 1.* in told_declined_shares"):
+        SizeFromReads(told_declined_shares=shares)

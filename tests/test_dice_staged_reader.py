@@ -63,7 +63,8 @@ def test_a_camera_sending_garbage_is_declined_with_a_reason(name: str) -> None:
 def test_a_frame_declined_at_a_size_not_told_is_read_again_larger() -> None:
     """The sim camera's frame kept in tests/data/dice-frames (truth 1, 4, 6, dice of 32 px): explained at the 33 px
     its sure reads give at the threshold it was kept at, the frame declines as stacked; read again at 1.33 of that
-    size it is read right, and the read says where its size came from. A size told is never second-guessed. (At the
+    size it is read right, and the read says where its size came from. A size told is second-guessed only within its
+    range, after an unreadable decline (tests/test_dice_staged_frames.py); this one declines stacked. (At the
     shipped threshold too few dice are read surely to give a size, and the bodies give 39 px: read right at once.)"""
     image = cv2.imread(str(Path(__file__).parent / "data" / "dice-frames" / "sim-declined-too-small.png"))
     shipped = staged_reader(expected_dice=3)

@@ -182,9 +182,10 @@ class StagedDiceReader:
 
     def read(self, frame: np.ndarray) -> StagedRead:
         """Read one BGR uint8 frame. A frame declined at a size the bench did not tell is read again at the larger
-        sizes of ``size_from_reads.declined_shares`` (:mod:`vision.dice_size_from_reads`); the first such read
-        accepted that keeps every die the first read saw (:func:`lost_in`) is the frame's, else the first read's
-        decline stands."""
+        sizes of ``size_from_reads.declined_shares`` (:mod:`vision.dice_size_from_reads`); one declined unreadable at
+        a size told as a range, at other sizes within it (``told_declined_shares``). The first such read accepted
+        that keeps every die the first read saw (:func:`lost_in`) is the frame's, else the first read's decline
+        stands."""
         frame = check_image(frame)
         scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
         if scene.leaning_check and self.lean is None:
@@ -193,9 +194,9 @@ class StagedDiceReader:
         explained = self.explain(frame)
         verdict, lean_sha256 = self._judge(frame, explained, scene)
         readings, source = explained.readings, explained.size_source
-        if not verdict.accepted and source is not SizeSource.TOLD and self.size_from_reads.enabled:
-            for share in self.size_from_reads.declined_shares:
-                stages = told(self.stages, share * explained.die_edge_px, self.size_from_reads.told_share)
+        if not verdict.accepted and self.size_from_reads.enabled and (  # told: only a die the reader cannot read
+                source is not SizeSource.TOLD or verdict.decline is Decline.UNREADABLE):
+            for stages in self._declined_sizes(explained.die_edge_px, source):
                 again = replace(self, stages=stages).explain(frame)
                 readings += again.readings
                 judged, sha256 = self._judge(frame, again, scene)
@@ -213,6 +214,20 @@ class StagedDiceReader:
             readings += looked_beyond
         return StagedRead(verdict.dice, verdict.decline, verdict.detail, self.reader.sha256, len(explained.bodies),
                           readings, lean_sha256, explained.die_edge_px, source)
+
+    def _declined_sizes(self, edge: float, source: SizeSource) -> list[DiceStageConfig]:
+        """The stages a frame declined at ``edge`` px is explained again with (:mod:`vision.dice_size_from_reads`):
+        at each of ``declined_shares`` of it, told within +-``told_share``; with a size told (a range), at each of
+        ``told_declined_shares`` of it brought into that range, told within +-``told_share`` and that range, unless
+        that is within ``told_retry_least`` of ``edge``."""
+        settings = self.size_from_reads
+        if source is not SizeSource.TOLD:
+            return [told(self.stages, share * edge, settings.told_share) for share in settings.declined_shares]
+        low, high = self.stages.die_edge_px
+        sizes = [float(np.clip(share * edge, low, high)) for share in settings.told_declined_shares]
+        return [replace(self.stages, die_edge_px=(max(low, (1.0 - settings.told_share) * size),
+                                                  min(high, (1.0 + settings.told_share) * size)))
+                for size in sizes if abs(size / edge - 1.0) >= settings.told_retry_least]
 
     def _beyond_arena(self, frame: np.ndarray, explained: ExplainedFrame, verdict: SceneVerdict, scene: SceneSettings
                       ) -> tuple[SceneVerdict, int]:
