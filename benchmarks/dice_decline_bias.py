@@ -115,26 +115,31 @@ def throw_dice(table: CameraDiceTable, camera: SimulatedDiceCamera, throws: int,
     reasons: dict[str, int] = {}
     by_reason: dict[str, np.ndarray] = {}  # dice showing each face in the fair throws declined for each reason
     injected: Counter[str] = Counter()  # throws with an injected fault: how each was read
+    done = 0
     start = time.perf_counter()
     with Progress(TextColumn("throws"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()) as progress:
         task = progress.add_task("throws", total=throws)
-        for _ in range(throws):
-            throw = table.next_throw()
-            progress.advance(task)
-            if camera.injected_faults:
-                injected["accepted" if throw.accepted else str(throw.decline)] += 1
-                continue
-            fair += 1
-            truth = np.array(camera.physical_faces(camera.throw)) - 1
-            np.add.at(shown, truth, 1)
-            if throw.accepted:
-                accepted += 1
-                np.add.at(accepted_faces, np.array(throw.faces) - 1, 1)
-                wrong += sorted(throw.faces) != sorted(truth + 1)
-            else:
-                np.add.at(in_declined, truth, 1)
-                reasons[str(throw.decline)] = reasons.get(str(throw.decline), 0) + 1
-                np.add.at(by_reason.setdefault(str(throw.decline), np.zeros(6, int)), truth, 1)
+        try:
+            for _ in range(throws):
+                throw = table.next_throw()
+                done += 1
+                progress.advance(task)
+                if camera.injected_faults:
+                    injected["accepted" if throw.accepted else str(throw.decline)] += 1
+                    continue
+                fair += 1
+                truth = np.array(camera.physical_faces(camera.throw)) - 1
+                np.add.at(shown, truth, 1)
+                if throw.accepted:
+                    accepted += 1
+                    np.add.at(accepted_faces, np.array(throw.faces) - 1, 1)
+                    wrong += sorted(throw.faces) != sorted(truth + 1)
+                else:
+                    np.add.at(in_declined, truth, 1)
+                    reasons[str(throw.decline)] = reasons.get(str(throw.decline), 0) + 1
+                    np.add.at(by_reason.setdefault(str(throw.decline), np.zeros(6, int)), truth, 1)
+        except KeyboardInterrupt:
+            Console().print(f"interrupted after {done} of {throws} throws: the figures of those thrown follow")
     elapsed = time.perf_counter() - start
     table_out = Table(title=f"{fair} fair throws of 3 {style} dice through the camera pipeline")
     for column in ("face", "dice shown", "in declined throws", "decline share", "accepted reads"):
@@ -145,7 +150,9 @@ def throw_dice(table: CameraDiceTable, camera: SimulatedDiceCamera, throws: int,
     console = Console()
     console.print(table_out)
     chi2 = stats.chisquare(accepted_faces)
-    independence = stats.chi2_contingency(np.vstack([shown - in_declined, in_declined]))
+    declined_dice = int(in_declined.sum())
+    independence = (stats.chi2_contingency(np.vstack([shown - in_declined, in_declined]))
+                    if 0 < declined_dice < int(shown.sum()) else None)
     declined = fair - accepted
     upper = clopper_pearson_upper(declined, fair)
     console.print(f"fair throws declined: {declined} of {fair} ({declined / max(fair, 1):.1%}, 95 % upper bound "
@@ -155,9 +162,10 @@ def throw_dice(table: CameraDiceTable, camera: SimulatedDiceCamera, throws: int,
                       f"read as {dict(injected)}")
     console.print(f"wrong reads: {wrong} of {accepted} accepted fair throws")
     console.print(f"accepted faces against 1/6: chi-square {chi2.statistic:.2f}, p = {chi2.pvalue:.4g}")
-    console.print(f"declines independent of the face (contingency): p = {independence.pvalue:.4g}")
+    console.print("declines independent of the face (contingency): "
+                  + (f"p = {independence.pvalue:.4g}" if independence is not None else "no test (no fair throw declined)"))
     console.print(reason_table(by_reason, shown))
-    console.print(f"time: {elapsed / throws * 1000:.0f} ms per throw (render, settle, 3 votes)")
+    console.print(f"time: {elapsed / max(done, 1) * 1000:.0f} ms per throw (render, settle, 3 votes)")
 
 
 def reason_table(by_reason: dict[str, np.ndarray], shown: np.ndarray) -> Table:
