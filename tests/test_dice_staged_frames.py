@@ -286,3 +286,14 @@ def test_a_cocked_die_declined_at_a_size_told_is_not_read_again() -> None:
     read = told_reader(truth).read(image)
     assert not read.accepted and read.decline is Decline.COCKED, read.detail
     assert read.size_source is SizeSource.TOLD
+
+
+def test_a_cocked_die_declined_at_a_size_not_told_is_not_read_again() -> None:
+    """Cocked-fault frame 69 of seed 777, the reader told no size: the lean model declines the cocked two at the 42 px
+    the sure reads give. Read again at 1.33 of that size, it was taken for flat and the frame accepted: a frame
+    declined cocked is not read again at another size."""
+    image, truth = fault_frame("cocked", 69, seed=777)
+    assert [die.pose for die in truth.dice] == ["cocked", "flat", "flat"]
+    read = told_reader(truth, die_edge_px=None).read(image)
+    assert not read.accepted and read.decline is Decline.COCKED, read.detail
+    assert read.size_source is not SizeSource.AFTER_DECLINE

@@ -181,11 +181,11 @@ class StagedDiceReader:
                                 ExplanationSettings(threshold=reader.threshold, side_share=self.side_share), self.looks)
 
     def read(self, frame: np.ndarray) -> StagedRead:
-        """Read one BGR uint8 frame. A frame declined at a size the bench did not tell is read again at the larger
-        sizes of ``size_from_reads.declined_shares`` (:mod:`vision.dice_size_from_reads`); one declined unreadable at
-        a size told as a range, at other sizes within it (``told_declined_shares``). The first such read accepted
-        that keeps every die the first read saw (:func:`lost_in`) is the frame's, else the first read's decline
-        stands."""
+        """Read one BGR uint8 frame. A frame declined unreadable or stacked at a size the bench did not tell is read
+        again at the larger sizes of ``size_from_reads.declined_shares`` (:mod:`vision.dice_size_from_reads`); one
+        declined unreadable at a size told as a range, at other sizes within it (``told_declined_shares``). The first
+        such read accepted that keeps every die the first read saw (:func:`lost_in`) is the frame's, else the first
+        read's decline stands."""
         frame = check_image(frame)
         scene = self.scene if self.side_share <= OVERHEAD_SIDE_SHARE else replace(self.scene, leaning_check=False)
         if scene.leaning_check and self.lean is None:
@@ -194,8 +194,9 @@ class StagedDiceReader:
         explained = self.explain(frame)
         verdict, lean_sha256 = self._judge(frame, explained, scene)
         readings, source = explained.readings, explained.size_source
-        if not verdict.accepted and self.size_from_reads.enabled and (  # told: only a die the reader cannot read
-                source is not SizeSource.TOLD or verdict.decline is Decline.UNREADABLE):
+        retried = (self.size_from_reads.told_retried_declines if source is SizeSource.TOLD
+                   else self.size_from_reads.retried_declines)
+        if not verdict.accepted and self.size_from_reads.enabled and verdict.decline in retried:
             for stages in self._declined_sizes(explained.die_edge_px, source):
                 again = replace(self, stages=stages).explain(frame)
                 readings += again.readings

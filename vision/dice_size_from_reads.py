@@ -40,6 +40,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
+from vision.declines import Decline
 from vision.dice_stage_config import DiceStageConfig
 from vision.die_size_calibration import MARGIN as SIZE_MARGIN
 from vision.die_size_probe import SizeProbe
@@ -77,10 +78,16 @@ class SizeFromReads:
     (0.5, 2, 0.3, 3) cover 0.24-0.36, 0.4-0.6, 1.6-2.4 and 2.4-3.6 of the estimate: on 300 frames of the sim camera
     the estimate was off by 2.8, 3.4, 2.8 and 0.2 times in the four frames where nothing read at it."""
     declined_shares: tuple[float, ...] = (1.33,)
-    """A frame declined at a size not told is read again at each of these shares of it, told within
-    +-``told_share`` (1.33: 1.06-1.6 of it), until a read is accepted; none: the first decline stands."""
+    """A frame declined at a size not told, for one of ``retried_declines``, is read again at each of these shares
+    of it, told within +-``told_share`` (1.33: 1.06-1.6 of it), until a read is accepted; none: the first decline
+    stands."""
+    retried_declines: tuple[Decline, ...] = (Decline.UNREADABLE, Decline.STACKED)
+    """The declines a frame is read again after at a size not told: those a size far from the dice's explains (a
+    die read from a square too small is a part of its face, leaving the rest unexplained). Not a cocked die: read
+    again larger, the cocked two of cocked-fault frame 36 of seed 777, declined by the lean model at 42 px, was
+    accepted as flat at 53 px; nor glare, motion, a die too many or too few, out of the arena or hidden."""
     told_declined_shares: tuple[float, ...] = (1.33, 0.75)
-    """A frame declined unreadable at a size told as a range (``stages.die_edge_px``: a lab's fixed camera, the size
+    """A frame declined unreadable (``told_retried_declines``) at a size told as a range (``stages.die_edge_px``: a lab's fixed camera, the size
     +-20 % its calibration gives) is read again at each of these shares of the size it was explained at, brought
     into that range, told within +-``told_share`` and the range; a frame declined for any other reason is not (a
     cocked die, a die too many or too few, glare: read again at another size, a cocked die was taken for flat and a
@@ -89,6 +96,7 @@ class SizeFromReads:
     and after); of the 200 frames of each fault of each seed, none more accepted but 1 moving die, read as it lay
     (seed 4242), every fault named as before. Retrying every decline so (1.33 only) accepted a cocked die read flat
     and two frames with a die too many or too few, one die lost."""
+    told_retried_declines: tuple[Decline, ...] = (Decline.UNREADABLE,)
     told_retry_least: float = 0.1
     """A retry share brought into the range told within this share of the size already tried is not read."""
     measured_share: float = 0.1
