@@ -84,11 +84,11 @@ class SizeFromReads:
     retried_declines: tuple[Decline, ...] = (Decline.UNREADABLE, Decline.STACKED)
     """The declines a frame is read again after at a size not told: those a size far from the dice's explains (a
     die read from a square too small is a part of its face, leaving the rest unexplained). Not a cocked die: read
-    again larger, the cocked two of cocked-fault frame 36 of seed 777, declined by the lean model at 42 px, was
+    again larger, the cocked two of cocked-fault frame 69 of seed 777, declined by the lean model at 42 px, was
     accepted as flat at 53 px; nor glare, motion, a die too many or too few, out of the arena or hidden."""
     told_declined_shares: tuple[float, ...] = (1.33, 0.75)
-    """A frame declined unreadable (``told_retried_declines``) at a size told as a range (``stages.die_edge_px``: a lab's fixed camera, the size
-    +-20 % its calibration gives) is read again at each of these shares of the size it was explained at, brought
+    """A frame declined unreadable (``told_retried_declines``) at a size told as a range (``stages.die_edge_px``: a
+    lab's fixed camera, the size +-20 % its calibration gives) is read again at each of these shares of the size it was explained at, brought
     into that range, told within +-``told_share`` and the range; a frame declined for any other reason is not (a
     cocked die, a die too many or too few, glare: read again at another size, a cocked die was taken for flat and a
     die too many lost as a speck). On 2,000 rendered frames of each of seeds 20240611, 777 and 4242, declines 1.9,
