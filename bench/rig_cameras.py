@@ -42,11 +42,17 @@ def open_dice_table(equipment: DiceTableEquipment, state_file: Path) -> CameraDi
         from drivers.sim.dice_camera import SimulatedDiceCamera
 
         camera: Camera = SimulatedDiceCamera(equipment.simulator, equipment.options, connection.simulation,
-                                             state_file, votes=connection.votes,
+                                             state_file, votes=frames_to_read(connection),
                                              target_marker_mm=connection.target_marker_mm)
     else:
         camera = _real_camera(connection)
     return _dice_reading(camera, equipment)
+
+
+def frames_to_read(connection: CameraConnection) -> int:
+    """The settled frames a dice camera's throw may have read: its votes and the unreadable frames they may
+    replace (a simulated camera renders that many still frames, and a few more, per throw)."""
+    return connection.votes + connection.unreadable_replacements
 
 
 def expected_dice(equipment: DiceTableEquipment | CussecDomeEquipment) -> int:
@@ -84,7 +90,8 @@ def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> C
         from drivers.sim.dome_camera import SimulatedDomeCamera
 
         camera: Camera = SimulatedDomeCamera(equipment.simulator, dome_state_file, connection.simulation,
-                                             votes=connection.votes, target_marker_mm=connection.target_marker_mm)
+                                             votes=frames_to_read(connection),
+                                             target_marker_mm=connection.target_marker_mm)
     else:
         camera = _real_camera(connection)
     return _dice_reading(camera, equipment)
@@ -101,6 +108,7 @@ def _dice_reading(camera: Camera, equipment: DiceTableEquipment | CussecDomeEqui
         reader.read,
         reader_identity=reader.identity.to_json(),
         votes=equipment.camera.votes,
+        unreadable_replacements=equipment.camera.unreadable_replacements,
     )
 
 

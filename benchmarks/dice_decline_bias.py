@@ -3,7 +3,7 @@
 A declined throw is re-thrown, so if the reader declines some faces more often than others the
 accepted throws are biased and fair dice can fail the balance test (p217-2007/banca-francesa/3).
 This script throws fair simulated dice through the whole pipeline (simulated camera, settling,
-unanimous votes) and prints, per true face: how often a die showing it was in a declined throw,
+unanimous votes, a rig's unreadable frames replaced) and prints, per true face: how often a die showing it was in a declined throw,
 the accepted faces' chi-square against 1/6, and the wrong reads; then, per decline reason, the same
 share by face and whether that reason's declines depend on the face (which stage to mend).
 
@@ -35,10 +35,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from scipy import stats
 
-from bench.profiles.camera import CameraSimulation
+from bench.profiles.camera import CameraConnection, CameraSimulation
 from bench.profiles.loader import ProfileError, load_profile
 from bench.profiles.model import DiceOptions, DiceSimulator, DiceTableEquipment
-from bench.rig_cameras import open_dice_table
+from bench.rig_cameras import frames_to_read, open_dice_table
 from drivers.dice_table import CameraDiceTable
 from drivers.line_frame import DeviceIdentity
 from drivers.sim.dice_camera import SimulatedDiceCamera
@@ -96,13 +96,17 @@ def main() -> None:
         if args.profile is not None:
             table, camera, style = profile_table(args.profile, Path(state_dir))
         else:
+            connection = CameraConnection(source="sim")  # a rig's votes and unreadable replacements
             camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), DiceOptions(game="banca-francesa"),
-                                         CameraSimulation(seed=args.seed, die_edge_px=args.die_edge_px))
+                                         CameraSimulation(seed=args.seed, die_edge_px=args.die_edge_px),
+                                         votes=frames_to_read(connection))
             told = None if args.die_edge_px is None else (0.8 * args.die_edge_px, 1.2 * args.die_edge_px)
             settings = load_reader_settings(args.reader_config) if args.reader_config else None
             read_frame = staged_reader(settings, args.reader_config, expected_dice=3, die_edge_px=told,
                                        lean_model=args.lean_model).read
-            table, style = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame), args.style
+            table = CameraDiceTable(camera, DeviceIdentity("bench", "sim", "0", ""), read_frame, votes=connection.votes,
+                                    unreadable_replacements=connection.unreadable_replacements)
+            style = args.style
         throw_dice(table, camera, args.throws, style)
 
 

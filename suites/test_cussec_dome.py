@@ -82,6 +82,10 @@ def rounds(bench: BenchSession, cussec_dome: Any) -> list[dict[str, Any]]:
             read = {"decline": str(throw.decline), "detail": throw.detail}
         read["frames"] = keep_frames(bench, ROUNDS_NODEID, throw.frames, f"{label} dice", disputed=disputed,
                                      policy=policy)
+        if throw.replaced_frames:  # declined unreadable, set aside for the next settled frame: kept as evidence
+            read["replaced_frames"] = keep_frames(bench, ROUNDS_NODEID, throw.replaced_frames,
+                                                  f"{label} dice set aside", disputed=True, policy=policy)
+            read.setdefault("detail", throw.detail)
         read |= reader_evidence(throw.reader)
         return {"round": played.to_json(), "camera": read}, cussec_dome.name, None
 
@@ -155,7 +159,7 @@ def test_lit_zones_are_the_winning_chances_of_the_dice(cussec_dome: Any, rounds:
             details={"first_disagreements": disagreeing[:SHOWN], "declined_reads": sum(declined.values()),
                      "declined_by_reason": dict(declined), "rounds": len(rounds),
                      "assumed_read_error_per_accepted_read": ASSUMED_READ_ERROR,
-                     "read_by": "camera, unanimous votes over settled frames"})
+                     "read_by": f"camera, {cussec_dome.camera.voting}"})
     measure("cussec dome: rounds whose zones lit before the cover was lifted", len(early), unit="rounds", expected=0,
             method="the controller's log: zones time against cover-lifted time", sample_size=len(rounds),
             details={"first_rounds": early[:SHOWN]})
@@ -174,7 +178,7 @@ def test_dome_dice_are_balanced(cussec_dome: Any, rounds: list[dict[str, Any]], 
     adjustment = adjust(family, alpha, "holm")
     context = {"rounds": len(rounds), "declined_reads": len(rounds) - len(read),
                "assumed_read_error_per_accepted_read": ASSUMED_READ_ERROR,
-               "read_by": "camera over the glass dome, unanimous votes over settled frames"}
+               "read_by": f"camera over the glass dome, {cussec_dome.camera.voting}"}
     for member in adjustment.tests:
         if member.not_applicable is not None:
             continue

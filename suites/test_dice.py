@@ -85,7 +85,8 @@ def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
             throw = table.next_throw()
             reader = reader_evidence(throw.reader)
             if not throw.accepted:
-                frames = keep_frames(bench, THROWS_NODEID, throw.frames, f"declined throw {throw.index}",
+                every = sorted(throw.frames + throw.replaced_frames, key=lambda frame: frame.index)
+                frames = keep_frames(bench, THROWS_NODEID, every, f"declined throw {throw.index}",
                                      disputed=True, policy=policy)
                 declined.record({"throw": throw.index, "reason": str(throw.decline), "detail": throw.detail,
                                  "frames": frames} | reader, source=dice_table.name)
@@ -94,6 +95,10 @@ def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
                                  policy=policy)
             value = {"throw": throw.index, "faces": list(throw.faces), "confidence": round(throw.confidence, 4),
                      "frames": frames} | reader
+            if throw.replaced_frames:  # declined unreadable, set aside for the next settled frame: kept as evidence
+                value["replaced_frames"] = keep_frames(bench, THROWS_NODEID, throw.replaced_frames,
+                                                       f"throw {throw.index} set aside", disputed=True, policy=policy)
+                value["detail"] = throw.detail
             return value, dice_table.name, None
 
     return collect_observations(bench, THROWS_STREAM, THROWS_NODEID, options.throws, one_throw, "dice throws")
@@ -111,7 +116,7 @@ def test_dice_are_balanced(dice_table: Any, throws: ObservationStream, bench: Be
         "declined_throws": declined.count,
         "declined_by_reason": dict(Counter(row["reason"] for row in declined.values())),
         "assumed_read_error_per_accepted_read": ASSUMED_READ_ERROR,
-        "read_by": "camera, unanimous votes over settled frames",
+        "read_by": f"camera, {dice_table.driver.voting}",
     } | reader_evidence(dice_table.driver.reader_identity)
     for member in adjustment.tests:
         result = family[member.name]

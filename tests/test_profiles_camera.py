@@ -78,6 +78,17 @@ def test_a_dice_table_needs_a_camera_and_a_loaded_die_needs_a_load(tmp_path: Pat
     assert "launch_clips" in message and "dice table" in message
 
 
+def test_a_dice_camera_sets_aside_two_unreadable_frames_by_default_and_a_wheel_camera_none(tmp_path: Path) -> None:
+    dice = _load(tmp_path, DICE + 'camera = { source = "/data/arena-frames" }\n').equipment["dice"]
+    assert dice.camera.unreadable_replacements == 2
+    none = _load(tmp_path, DICE + 'camera = { source = "/data/arena", unreadable_replacements = 0 }\n')
+    assert none.equipment["dice"].camera.unreadable_replacements == 0
+    assert "unreadable_replacements" in _error(tmp_path, DICE + 'camera = { source = "0", unreadable_replacements = 11 }\n')
+    wheel = WHEEL + ('connection = { port = "/dev/ttyUSB0" }\noptions = { outcome_source = "both" }\n'
+                     'camera = { source = "0", calibration = "c.json", unreadable_replacements = 1 }\n')
+    assert "a wheel camera's votes are consecutive frames" in _error(tmp_path, wheel)
+
+
 def test_a_real_wheel_camera_needs_its_calibration_file(tmp_path: Path) -> None:
     wheel = WHEEL + 'connection = { port = "/dev/ttyUSB0" }\noptions = { outcome_source = "both" }\n'
     assert "bench calibrate roulette" in _error(tmp_path, wheel + 'camera = { source = "0" }\n')

@@ -134,6 +134,45 @@ def test_disagreeing_votes_decline() -> None:
     assert cocked.decline is Decline.COCKED and "cocked x1" in cocked.detail
 
 
+def test_an_unreadable_frame_is_replaced_by_the_next_settled_frame_within_the_bound() -> None:
+    """A read that only abstains (declined unreadable) is set aside for the next settled frame, at most
+    ``replacements`` times; the outcome still needs every one of the ``votes`` reads, and the set-aside frames stay
+    evidence."""
+    rng = np.random.default_rng(6)
+    frames = _sequence(rng, moving=1, still=12, speed=0.0)
+    unreadable = _Read(None, Decline.UNREADABLE)
+
+    def scripted(*reads: _Read) -> object:
+        script = iter(reads)
+        return lambda image: next(script)
+
+    kept = read_settled(frames, scripted(_Read(3), unreadable, _Read(3), _Read(3)), votes=3,
+                        replaceable=(Decline.UNREADABLE,), replacements=1)
+    assert kept.accepted and kept.outcome == 3 and kept.agreeing == 3
+    assert [f.index for f in kept.replaced_frames] == [4] and kept.frame_indices == (3, 5, 6)
+    assert kept.replaced_reads == (unreadable,)
+    assert "set aside and replaced by the next settled frame: 1 (declined unreadable x1; frames 4)" in kept.detail
+
+    strict = read_settled(frames, scripted(_Read(3), unreadable, _Read(3)), votes=3)
+    assert strict.decline is Decline.UNREADABLE and not strict.replaced_frames
+
+    spent = read_settled(frames, scripted(_Read(3), unreadable, unreadable, _Read(3)), votes=3,
+                         replaceable=(Decline.UNREADABLE,), replacements=1)
+    assert spent.decline is Decline.UNREADABLE and len(spent.replaced_frames) == 1
+    assert spent.frame_indices == (3, 5, 6)
+
+    cocked = read_settled(frames, scripted(_Read(3), _Read(None, Decline.COCKED), _Read(3), _Read(3)), votes=3,
+                          replaceable=(Decline.UNREADABLE,), replacements=2)
+    assert cocked.decline is Decline.COCKED and not cocked.replaced_frames
+
+    disagree = read_settled(frames, scripted(_Read(3), unreadable, _Read(4), _Read(3)), votes=3,
+                            replaceable=(Decline.UNREADABLE,), replacements=2)
+    assert not disagree.accepted and "disagree" in disagree.detail
+
+    with pytest.raises(ValueError, match="replacements"):
+        read_settled(frames, _blob_reader, votes=3, replaceable=(Decline.UNREADABLE,), replacements=-1)
+
+
 def test_never_settling_declines_motion() -> None:
     rng = np.random.default_rng(8)
     frames = _sequence(rng, moving=30, still=0, speed=4.0)

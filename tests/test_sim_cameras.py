@@ -3,6 +3,7 @@ drivers/dice_table.py, drivers/roulette_camera.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from pathlib import Path
@@ -54,6 +55,45 @@ def test_the_dice_table_reads_what_the_dice_really_show(tmp_path: Path) -> None:
             assert sorted(throw.faces) == sorted(table.camera.physical_faces(throw.index))
             assert len(throw.frames) == 3 and all(frame.truth is not None for frame in throw.frames)
     assert accepted >= 9
+
+
+def test_a_settled_frame_declined_unreadable_is_replaced_within_the_bound(tmp_path: Path) -> None:
+    """The first settled frame of every throw declined unreadable (a reader abstaining): with one replacement the
+    next settled frame votes in its place, the throw reads what the dice show and keeps the set-aside frame; with
+    none, every throw is declined unreadable."""
+    reader = _reader()
+
+    def abstaining_first(state: dict[str, bool]) -> object:
+        def read(image: np.ndarray) -> object:
+            result = reader.read(image)
+            if state["fresh"]:
+                state["fresh"] = False
+                return dataclasses.replace(result, decline=Decline.UNREADABLE, detail="abstained (test)")
+            return result
+        return read
+
+    for replacements in (1, 0):
+        state = {"fresh": True}
+        camera = SimulatedDiceCamera(DiceSimulator(style="opaque-white"), DiceOptions(),
+                                     CameraSimulation(nuisance="none"), tmp_path / f"dice-{replacements}.json",
+                                     votes=3 + replacements)
+        table = CameraDiceTable(camera, IDENTITY, abstaining_first(state), unreadable_replacements=replacements)
+        throws = []
+        for _ in range(4):
+            state["fresh"] = True
+            throws.append(table.next_throw())
+        if replacements:
+            accepted = [throw for throw in throws if throw.accepted]
+            assert len(accepted) >= 3
+            for throw in accepted:
+                assert sorted(throw.faces) == sorted(camera.physical_faces(throw.index))
+                assert len(throw.frames) == 3 and len(throw.replaced_frames) == 1
+                assert throw.replaced_frames[0].index < throw.frames[0].index
+                assert "set aside and replaced by the next settled frame: 1" in throw.detail
+            assert "up to 1 settled frames declined unreadable" in table.voting
+        else:
+            assert all(throw.decline is Decline.UNREADABLE and not throw.replaced_frames for throw in throws)
+            assert table.voting == "unanimous votes over 3 consecutive settled frames"
 
 
 def test_a_cocked_die_is_declined_never_read(tmp_path: Path) -> None:

@@ -2,7 +2,10 @@
 
 A die still rolling or a ball still running must never be read. :class:`SettleDetector` decides
 "the scene is still" by frame differencing; :func:`read_settled` waits for that, reads ``votes``
-consecutive still frames and accepts the outcome only if they agree (unanimously by default).
+consecutive still frames and accepts the outcome only if they agree (unanimously by default). A frame whose
+read only abstains (the dice reader's "unreadable": no face read surely, nothing found about the dice) may be set
+aside and replaced by the next settled frame, a bounded number of times per outcome; every other decline is a
+finding about the scene (cocked, stacked, glare, ...) and stays a vote.
 
 Method (:class:`SettleDetector`). Each frame is turned to grey, cropped to the region of interest,
 reduced with area averaging to about ``work_width`` px wide and blurred (Gaussian, ``blur_sigma``).
@@ -22,7 +25,7 @@ A global lighting change counts as motion: the detector errs towards "not settle
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -127,6 +130,8 @@ class SettledRead(Generic[R]):
     frame_indices: tuple[int, ...] = ()
     agreeing: int = 0
     frames_seen: int = 0
+    replaced_reads: tuple[R, ...] = ()
+    replaced_frames: tuple[Frame, ...] = field(default=(), repr=False)
 
     @property
     def accepted(self) -> bool:
@@ -143,6 +148,8 @@ def read_settled(
     max_frames: int = 300,
     min_agree: int | None = None,
     detector: SettleDetector | None = None,
+    replaceable: Collection[Decline] = (),
+    replacements: int = 0,
 ) -> SettledRead[R]:
     """Wait until the scene settles, read ``votes`` consecutive settled frames, and vote.
 
@@ -152,6 +159,13 @@ def read_settled(
     own decline reasons when any vote declined, or ``Decline.UNREADABLE`` when the votes disagree. Motion between votes discards the votes gathered so far (votes are consecutive
     settled frames). No settled window within ``max_frames`` frames, or the frames running out,
     declines with ``Decline.MOTION``.
+
+    A settled frame whose read declines for a reason in ``replaceable`` is set aside and the next settled frame
+    read in its place, at most ``replacements`` times per call (set-aside frames count against ``max_frames``
+    like any other and stay evidence: :attr:`SettledRead.replaced_frames`). This is for reads that only abstain:
+    the votes that decide are still ``votes`` consecutive settled reads, all of which must give the outcome
+    (or ``min_agree`` of them), and a set-aside read asserted no outcome. Once the replacements are spent, such a
+    read is a vote like any other and declines the outcome.
     """
     if votes < 1:
         raise ValueError(f"votes must be >= 1, got {votes}")
@@ -160,9 +174,13 @@ def read_settled(
         raise ValueError(f"min_agree must be a strict majority of {votes} votes and at most {votes}, got {need}")
     if max_frames < votes:
         raise ValueError(f"max_frames ({max_frames}) must be at least votes ({votes})")
+    if replacements < 0:
+        raise ValueError(f"replacements must be >= 0, got {replacements}")
+    set_aside_reasons = frozenset(Decline(reason) for reason in replaceable)
     detector = detector if detector is not None else SettleDetector()
     detector.reset()
     window: list[tuple[Frame, R]] = []
+    replaced: list[tuple[Frame, R]] = []
     seen = 0
     for frame in frames:
         if seen >= max_frames:
@@ -171,24 +189,43 @@ def read_settled(
         if not detector.update(frame):
             window.clear()
             continue
-        window.append((frame, read(frame.image)))
+        result = read(frame.image)
+        decline = key(result)[1]
+        if decline is not None and Decline(decline) in set_aside_reasons and len(replaced) < replacements:
+            replaced.append((frame, result))
+            continue
+        window.append((frame, result))
         if len(window) == votes:
-            return _vote(window, key, need, seen)
+            return _vote(window, key, need, seen, replaced)
     return SettledRead(None, Decline.MOTION,
                        f"no {votes} consecutive settled frames within {seen} frames"
-                       + ("" if seen >= max_frames else " (the source ended)"), frames_seen=seen)
+                       + ("" if seen >= max_frames else " (the source ended)")
+                       + _replaced_note(replaced, key), frames_seen=seen,
+                       replaced_reads=tuple(r for _, r in replaced), replaced_frames=tuple(f for f, _ in replaced))
+
+
+def _replaced_note(replaced: list[tuple[Frame, R]], key: Callable[[R], tuple[Hashable | None, Decline | None]]
+                   ) -> str:
+    """The detail's note of the settled frames set aside (empty when none was)."""
+    if not replaced:
+        return ""
+    reasons = Counter(str(Decline(key(r)[1])) for _, r in replaced)
+    return (f"; set aside and replaced by the next settled frame: {len(replaced)} "
+            f"({', '.join(f'declined {reason} x{n}' for reason, n in reasons.most_common())}; frames "
+            f"{', '.join(str(f.index) for f, _ in replaced)})")
 
 
 def _vote(window: list[tuple[Frame, R]], key: Callable[[R], tuple[Hashable | None, Decline | None]], need: int,
-          seen: int) -> SettledRead[R]:
+          seen: int, replaced: list[tuple[Frame, R]]) -> SettledRead[R]:
     frames = tuple(f for f, _ in window)
     reads = tuple(r for _, r in window)
     keyed = [key(r) for r in reads]
     outcomes = Counter(o for o, d in keyed if d is None and o is not None)
     declines = Counter(Decline(d) for _, d in keyed if d is not None)
-    common = {"frames": frames, "reads": reads, "frame_indices": tuple(f.index for f in frames), "frames_seen": seen}
+    common = {"frames": frames, "reads": reads, "frame_indices": tuple(f.index for f in frames), "frames_seen": seen,
+              "replaced_reads": tuple(r for _, r in replaced), "replaced_frames": tuple(f for f, _ in replaced)}
     tally = ", ".join([f"{o!r} x{n}" for o, n in outcomes.most_common()]
-                      + [f"declined {d.value} x{n}" for d, n in declines.most_common()])
+                      + [f"declined {d.value} x{n}" for d, n in declines.most_common()]) + _replaced_note(replaced, key)
     if outcomes:
         best, count = outcomes.most_common(1)[0]
         if count >= need:

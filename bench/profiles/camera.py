@@ -80,6 +80,11 @@ class CameraConnection(Strict):
     timeout_s: PositiveFloat = 5.0
     retries: Annotated[int, Field(ge=0, le=10)] = 3
     votes: Annotated[int, Field(ge=1, le=15)] = 3
+    unreadable_replacements: Annotated[int, Field(ge=0, le=10)] = 2
+    """Dice cameras: how many settled frames of a throw the reader declines as unreadable (no face read surely, an
+    abstention) are set aside and replaced by the next settled frame before the ``votes`` are counted; a frame
+    declined for what the dice show (cocked, stacked, glare, motion, outside the arena, a wrong count) is always a
+    vote. 0: every settled frame read is a vote (:class:`drivers.dice_table.CameraDiceTable`)."""
     calibration: str | None = None
     keep_frames: Literal["all", "disputed"] = "all"
     target_marker_mm: PositiveFloat = 20.0

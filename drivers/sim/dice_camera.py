@@ -68,7 +68,7 @@ class SimulatedDiceCamera(Camera):
         self.style = die_style(model, options)
         self.target = TargetSpec(marker_mm=target_marker_mm) if self.simulation.target else None
         self.probabilities = face_probabilities(model)
-        self.still_frames = votes + 6  # settling needs 3 still differences, then the votes, and a spare
+        self.still_frames = votes + 6  # settling needs 3 still differences, then the frames read, and spares
         self.throw = load_counter(state_file, "throw", "dice camera")
         self._queue: deque[Frame] = deque()
         self.injected_faults: tuple[str, ...] = ()
