@@ -173,6 +173,19 @@ def test_an_unreadable_frame_is_replaced_by_the_next_settled_frame_within_the_bo
         read_settled(frames, _blob_reader, votes=3, replaceable=(Decline.UNREADABLE,), replacements=-1)
 
 
+def test_replacements_spent_before_motion_restarts_the_votes_stay_spent() -> None:
+    rng = np.random.default_rng(4)
+    background = _background("texture", rng)
+    xs = [150.0] * 5 + [180.0] + [260.0] * 8           # still, a jump at frame 5, still again
+    frames = [_frame(background, (x, 240.0), i, rng) for i, x in enumerate(xs)]
+    unreadable = _Read(None, Decline.UNREADABLE)
+    script = iter([unreadable, _Read(3), unreadable, _Read(5), _Read(5)])
+    result = read_settled(frames, lambda image: next(script), votes=3, replaceable=(Decline.UNREADABLE,),
+                          replacements=1)
+    assert result.decline is Decline.UNREADABLE and result.frame_indices == (9, 10, 11)
+    assert [f.index for f in result.replaced_frames] == [3]
+
+
 def test_never_settling_declines_motion() -> None:
     rng = np.random.default_rng(8)
     frames = _sequence(rng, moving=30, still=0, speed=4.0)

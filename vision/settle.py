@@ -163,9 +163,10 @@ def read_settled(
     A settled frame whose read declines for a reason in ``replaceable`` is set aside and the next settled frame
     read in its place, at most ``replacements`` times per call (set-aside frames count against ``max_frames``
     like any other and stay evidence: :attr:`SettledRead.replaced_frames`). This is for reads that only abstain:
-    the votes that decide are still ``votes`` consecutive settled reads, all of which must give the outcome
-    (or ``min_agree`` of them), and a set-aside read asserted no outcome. Once the replacements are spent, such a
-    read is a vote like any other and declines the outcome.
+    the votes that decide are still ``votes`` settled reads with no motion between them (the set-aside frames
+    included), all of which must give the outcome (or ``min_agree`` of them), and a set-aside read asserted no
+    outcome. The bound holds per call: replacements spent before motion restarts the votes stay spent. Once they
+    are, such a read is a vote like any other and declines the outcome.
     """
     if votes < 1:
         raise ValueError(f"votes must be >= 1, got {votes}")
