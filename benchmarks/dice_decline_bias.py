@@ -8,7 +8,7 @@ the accepted faces' chi-square against 1/6, and the wrong reads; then, per decli
 share by face and whether that reason's declines depend on the face (which stage to mend).
 
     .venv/bin/python benchmarks/dice_decline_bias.py [--throws 1500] [--style translucent-red]
-        [--reader-config FILE] [--lean-model FILE] [--die-edge-px 44]
+        [--reader-config FILE] [--lean-model FILE] [--die-edge-px 44] [--unreadable-replacements 2]
     .venv/bin/python benchmarks/dice_decline_bias.py --profile sim [--throws 630]
 
 The reader is the staged reader with the bench's own model (or as ``--reader-config`` sets it), as the rig
@@ -30,6 +30,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -82,12 +83,16 @@ def main() -> None:
                              "(simulation.die_edge_px); the reader is told it within +-20 %%, as a lab's reader "
                              "configuration states it (stages.die_edge_px). Default: each throw draws its own scale, "
                              "and the reader is not told it")
+    parser.add_argument("--unreadable-replacements", type=int, default=None,
+                        help="settled frames declined unreadable a throw may set aside for the next settled frame "
+                             "(camera.unreadable_replacements; default: a rig's, 2; 0: every settled frame votes)")
     parser.add_argument("--profile", default=None,
                         help="throw the dice table of this profile (e.g. sim) as bench certify builds it; the dice "
                              "its simulation cocks or stacks on purpose are counted apart")
     args = parser.parse_args()
     if args.profile is not None:
-        own = [f"--{name.replace('_', '-')}" for name in ("style", "seed", "reader_config", "lean_model", "die_edge_px")
+        own = [f"--{name.replace('_', '-')}" for name in ("style", "seed", "reader_config", "lean_model", "die_edge_px",
+                                                          "unreadable_replacements")
                if getattr(args, name) != parser.get_default(name)]
         if own:
             parser.error(f"--profile takes the dice, camera and reader of the profile: drop {', '.join(own)}")
@@ -96,7 +101,12 @@ def main() -> None:
         if args.profile is not None:
             table, camera, style = profile_table(args.profile, Path(state_dir))
         else:
-            connection = CameraConnection(source="sim")  # a rig's votes and unreadable replacements
+            replaced = {} if args.unreadable_replacements is None else {
+                "unreadable_replacements": args.unreadable_replacements}
+            try:
+                connection = CameraConnection(source="sim", **replaced)  # a rig's votes and unreadable replacements
+            except ValidationError as error:
+                parser.error(f"--unreadable-replacements {args.unreadable_replacements}: {error.errors()[0]['msg']}")
             camera = SimulatedDiceCamera(DiceSimulator(style=args.style, seed=args.seed), DiceOptions(game="banca-francesa"),
                                          CameraSimulation(seed=args.seed, die_edge_px=args.die_edge_px),
                                          votes=frames_to_read(connection))
