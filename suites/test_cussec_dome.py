@@ -36,7 +36,7 @@ import pytest
 from bench.games.cussec import winning_zones
 from bench.rig_dice_reader import reader_evidence
 from drivers.cussec_dome_protocol import DomeRound
-from fixtures.frames import keep_frames
+from fixtures.frames import keep_frames, keep_set_aside
 from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.dice import dice_fairness_tests
@@ -83,8 +83,7 @@ def rounds(bench: BenchSession, cussec_dome: Any) -> list[dict[str, Any]]:
         read["frames"] = keep_frames(bench, ROUNDS_NODEID, throw.frames, f"{label} dice", disputed=disputed,
                                      policy=policy)
         if throw.replaced_frames:  # declined unreadable, set aside for the next settled frame: kept as evidence
-            read["replaced_frames"] = keep_frames(bench, ROUNDS_NODEID, throw.replaced_frames,
-                                                  f"{label} dice set aside", disputed=True, policy=policy)
+            read |= keep_set_aside(bench, ROUNDS_NODEID, throw.replaced_frames, f"{label} dice", policy=policy)
             read.setdefault("detail", throw.detail)
         read |= reader_evidence(throw.reader)
         return {"round": played.to_json(), "camera": read}, cussec_dome.name, None

@@ -24,7 +24,7 @@ import pytest
 
 from bench.rig_dice_reader import reader_evidence
 from fixtures.dimensions import record_dimension
-from fixtures.frames import keep_frames
+from fixtures.frames import keep_frames, keep_set_aside
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.dice import dice_fairness_tests
 from rng_tests.fairness.multiple_testing import adjust
@@ -85,20 +85,20 @@ def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
             throw = table.next_throw()
             reader = reader_evidence(throw.reader)
             if not throw.accepted:
-                every = sorted(throw.frames + throw.replaced_frames, key=lambda frame: frame.index)
-                frames = keep_frames(bench, THROWS_NODEID, every, f"declined throw {throw.index}",
-                                     disputed=True, policy=policy)
+                label = f"declined throw {throw.index}"
+                frames = keep_frames(bench, THROWS_NODEID, throw.frames, label, disputed=True, policy=policy)
                 declined.record({"throw": throw.index, "reason": str(throw.decline), "detail": throw.detail,
-                                 "frames": frames} | reader, source=dice_table.name)
+                                 "frames": frames}
+                                | keep_set_aside(bench, THROWS_NODEID, throw.replaced_frames, label, policy=policy)
+                                | reader, source=dice_table.name)
                 continue
             frames = keep_frames(bench, THROWS_NODEID, throw.frames, f"throw {throw.index}", disputed=False,
                                  policy=policy)
             value = {"throw": throw.index, "faces": list(throw.faces), "confidence": round(throw.confidence, 4),
                      "frames": frames} | reader
             if throw.replaced_frames:  # declined unreadable, set aside for the next settled frame: kept as evidence
-                value["replaced_frames"] = keep_frames(bench, THROWS_NODEID, throw.replaced_frames,
-                                                       f"throw {throw.index} set aside", disputed=True, policy=policy)
-                value["detail"] = throw.detail
+                value |= keep_set_aside(bench, THROWS_NODEID, throw.replaced_frames, f"throw {throw.index}",
+                                        policy=policy) | {"detail": throw.detail}
             return value, dice_table.name, None
 
     return collect_observations(bench, THROWS_STREAM, THROWS_NODEID, options.throws, one_throw, "dice throws")
