@@ -11,6 +11,8 @@
 2. ``--faults`` (default 200) frames per injected fault (cocked, stacked, outside-arena, motion,
    glare, wrong-count, and wrong-count with glare together): the share declined for the right reason,
    declined for another reason, and accepted (with how many of those were read as the renderer laid the dice).
+   Under each single fault of seeds 20240611, 777 and 4242: that share against the pip-counting reader's on the
+   same 200 frames (``benchmarks/dice_fault_baseline.py``, which checks the frames' digest first).
 3. Speed: frames per second of :meth:`vision.dice_pipeline.StagedDiceReader.read` on one core
    (``cv2.setNumThreads(1)``) at 640 x 480 over the frames of part 1. Each frame is read
    ``--repeats`` times (default 3) and its fastest read counts, so that the figure measures the
@@ -40,6 +42,9 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from dice_fault_baseline import FramesDigest, against_baseline
 
 from vision.dice_pipeline import StagedDiceReader, StagedRead
 from vision.dice_reader_settings import DiceReaderSettings, load_reader_settings
@@ -151,7 +156,9 @@ def fault_frames(n: int, seed: int) -> None:
     for faults, run_seed in runs:
         counts: Counter[str] = Counter()
         others: Counter[str] = Counter()
+        digest = FramesDigest()
         for _, image, truth in frames(run_seed, n, faults):
+            digest.add(image)
             read = reader_for(truth).read(image)
             if read.decline == truth.expected_decline:
                 counts["right"] += 1
@@ -164,6 +171,7 @@ def fault_frames(n: int, seed: int) -> None:
         print(f"   {' + '.join(faults):14s} right {counts['right'] / n:6.1%}   other {counts['other'] / n:6.1%}   "
               f"accepted {counts['accepted'] / n:6.1%} ({counts['accepted as they lie']} read as the dice lie)   "
               f"(other reasons: {dict(others)})")
+        print(f"   {'':14s} {against_baseline(seed, faults, counts['right'] / n, n, digest.short)}")
 
 
 def garbage_frames(seed: int) -> None:
