@@ -744,3 +744,43 @@ def test_a_body_not_read_in_a_frame_short_of_its_count_is_named_smeared_at_the_n
     assert short.decline is Decline.MOTION and "short of the game's count" in short.detail, short.detail
     strict = SceneSettings(expected_dice=2, naming_motion_anisotropy=0.4)
     assert judge_scene(frame, bodies, dice, EDGE, strict).decline is Decline.UNREADABLE
+
+
+LINED_ARENA = ((20.0, 180.0), (300.0, 180.0), (300.0, 20.0), (20.0, 20.0))
+"""An arena whose outline is drawn on the cloth; its lower side runs along y = 180."""
+
+
+def _on_the_arena_line(smeared_die: bool) -> tuple[np.ndarray, list[BodyPixels]]:
+    """A die read 2 at (60, 60) and, lying across the arena's drawn line at (200, 180), a soft light patch on the
+    cloth or a die smeared by its motion: the second body is the pixels there that differ from the cloth."""
+    frame, bodies = die_frame([(60, 60)], faces=[2])
+    cv2.polylines(frame, [np.int32(LINED_ARENA)], True, (30, 80, 30), 2)
+    if smeared_die:
+        moving, _ = die_frame([(200, 180)], blur=25)
+        frame[150:212, 160:250] = moving[150:212, 160:250]
+        cv2.line(frame, (20, 180), (300, 180), (30, 80, 30), 2)
+    else:
+        add_glare(frame, (200.0, 180.0), 14.0, 0.3)  # far from saturating: no glare, a lighter patch of cloth
+    differs = np.abs(frame[150:211, 160:241].astype(int) - (40, 110, 40)).max(axis=2) > 8
+    return frame, [bodies[0], BodyPixels(differs, (160, 150))]
+
+
+@pytest.mark.parametrize("smeared_die", [False, True])
+def test_the_arena_line_through_a_body_is_no_smear_of_the_die_missing(smeared_die: bool) -> None:
+    """Short of the game's count, a body where no die shows is taken for the die missing, still moving, when smeared;
+    the arena's drawn line running through it has edges all one way, so it is measured without the line: a light
+    patch on the cloth there leaves the count short (a wrong count), a die smeared across it is still motion."""
+    frame, bodies = _on_the_arena_line(smeared_die)
+    explanations = [explained(read(60, 60, 2)), showing_no_die(bodies[1].area_px)]
+
+    def judged(share: float) -> object:
+        settings = SceneSettings(expected_dice=2, arena=LINED_ARENA, arena_line_share=share)
+        return judge_scene(frame, bodies, explanations, EDGE, settings)
+
+    if smeared_die:
+        assert judged(0.1).decline is Decline.MOTION and "smeared" in judged(0.1).detail
+    else:
+        assert judged(0.1).decline is Decline.WRONG_COUNT, judged(0.1).detail
+        assert judged(0.0).decline is Decline.MOTION  # measured with the line, its edges smear the patch
+    with pytest.raises(ValueError, match="arena_line_share"):
+        SceneSettings(arena_line_share=1.0)
