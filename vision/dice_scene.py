@@ -455,7 +455,8 @@ def moving_die(frame: np.ndarray, body: BodyPixels, die_edge_px: float, settings
     be the die missing, smeared by its motion (:func:`smeared` below ``naming_motion_anisotropy``), and holds a disc
     of ``motion_reach`` of an edge (a rail's or a line's strip does not); else None. ``shows_die``: the body shows a
     die (pips, or a face its squares half believe), so fainter edges may be its smear, down to
-    ``faint_motion_min_gradient`` below ``faint_motion_anisotropy``."""
+    ``faint_motion_min_gradient`` below ``faint_motion_anisotropy``. The smear is measured off the arena's outline
+    (:func:`off_arena_outline`); whether the body holds the disc, on all of it."""
     if not _holds_disc(body.mask, settings.motion_reach * die_edge_px):
         return None
     grey = _grey(_patch(frame, body))
