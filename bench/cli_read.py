@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 
 from bench.profiles.camera import CLASSICAL_DICE_READER
+from vision.arena_outline import ArenaOutline, parse_arena
 from vision.image_file import DEFAULT_MAX_PIXELS
 
 read_app = typer.Typer(help="Read dice faces or the roulette pocket from images.", no_args_is_help=True)
@@ -72,10 +73,14 @@ def read_dice_images(
         "--reader", help="'staged' (the bench's own model at its card's threshold, as certification reads by "
                          "default), or a reader configuration from 'bench calibrate dice' (the staged reader as it "
                          "sets it).")] = "staged",
+    arena: Annotated[str | None, typer.Option(
+        "--arena", help="The arena's outline in the images, 'x,y x,y x,y ...' px in order round it, as the "
+                        "profile's camera.arena_px tells certification: a die read beyond it declines the image "
+                        "(outside-arena). Default: no arena told.")] = None,
 ) -> None:
     """Read the dice in each image: faces, centres, sizes and confidences, or why the frame is declined."""
     _check_max_pixels(max_pixels)
-    read_frame = _dice_reader(dice, reader)
+    read_frame = _dice_reader(dice, reader, _arena_option(arena))
     if labels is not None:
         _score_dice(images, read_frame, as_json, max_pixels)
         return
@@ -100,9 +105,19 @@ def read_dice_images(
     _emit(results, as_json, summary)
 
 
-def _dice_reader(dice: int | None, reader: str) -> Any:
+def _arena_option(text: str | None) -> ArenaOutline | None:
+    """``--arena`` as an outline, or exit 2 naming the option and the corner at fault."""
+    if text is None:
+        return None
+    try:
+        return parse_arena(text)
+    except ValueError as error:
+        raise input_error(f"--arena: {error}") from None
+
+
+def _dice_reader(dice: int | None, reader: str, arena: ArenaOutline | None = None) -> Any:
     """The frame reader ``reader`` names: ``"staged"`` (the bench's own), or the staged reader with a configuration
-    file's settings."""
+    file's settings; told the game's ``dice`` and the ``arena`` outline when given."""
     if reader == CLASSICAL_DICE_READER:
         raise input_error(f"--reader {reader}: the pip-counting reader is no longer part of the bench; use "
                           "'staged' (the default) or a reader configuration from 'bench calibrate dice'")
@@ -113,7 +128,7 @@ def _dice_reader(dice: int | None, reader: str) -> Any:
     reader_file = None if reader == "staged" else Path(reader)
     try:
         settings = None if reader_file is None else load_reader_settings(reader_file)
-        return staged_reader(settings, reader_file, expected_dice=dice).read
+        return staged_reader(settings, reader_file, expected_dice=dice, arena=arena).read
     except (ValueError, ModelIntegrityError) as error:
         raise input_error(str(error)) from None
 

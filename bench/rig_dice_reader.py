@@ -7,8 +7,8 @@ is the staged reader as that file sets it, refused when its threshold was fitted
 from an older run's journal may name it, and such a run's dice cannot be read again (:class:`RemovedDiceReader`).
 
 A staged reader is named in the journal by :class:`DiceReaderIdentity`: its model's SHA-256 and views, the
-acceptance threshold in force and, when a configuration file was given, that file and its SHA-256, so a certificate names
-the exact reader behind every throw.
+acceptance threshold in force, the arena outline it is told (``camera.arena_px``) and, when a configuration file was
+given, that file and its SHA-256, so a certificate names the exact reader behind every throw.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ class DiceReaderIdentity:
     model_views: int | None = None
     """Quarter turns of each crop the per-die model's reading averages (its card's ``views``), which the threshold
     was fitted on."""
+    arena_px: list[list[float]] | None = None
+    """The arena outline the reader is told (``camera.arena_px``: corners in frame px), if any."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict without the fields that do not apply."""
@@ -62,7 +64,8 @@ class ChosenDiceReader:
 
 
 def choose_dice_reader(connection: CameraConnection, expected_dice: int | None) -> ChosenDiceReader:
-    """The staged reader ``connection.dice_reader`` names, for frames of ``expected_dice`` dice. Raises
+    """The staged reader ``connection.dice_reader`` names, for frames of ``expected_dice`` dice in the arena
+    ``connection.arena_px`` outlines (none told when it is None). Raises
     :class:`vision.dice_reader_settings.ReaderSettingsError` (naming the file and field) for a configuration
     that cannot be used, and :class:`RemovedDiceReader` for the removed classical reader."""
     if not connection.staged_dice_reader:
@@ -71,13 +74,14 @@ def choose_dice_reader(connection: CameraConnection, expected_dice: int | None) 
                                 "run, whose dice the staged reader reads")
     settings_file = connection.dice_reader_settings
     settings = load_reader_settings(settings_file) if settings_file is not None else None
-    staged = staged_reader(settings, settings_file, expected_dice=expected_dice)
+    staged = staged_reader(settings, settings_file, expected_dice=expected_dice, arena=connection.arena_px)
     identity = DiceReaderIdentity(
         "staged", staged.reader.sha256, float(staged.reader.threshold),
         None if settings_file is None else str(settings_file),
         None if settings_file is None else sha256_file(Path(settings_file)),
         None if staged.lean is None else staged.lean.sha256,
         staged.reader.model.card.views,
+        None if connection.arena_px is None else [list(corner) for corner in connection.arena_px],
     )
     return ChosenDiceReader(staged.read, identity)
 

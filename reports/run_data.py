@@ -268,6 +268,8 @@ class DiceReaderInfo:
     settings_sha256: str | None = None
     lean_model_sha256: str | None = None
     """The staged reader's lean model (whether a die read leans), when it has one."""
+    arena_corners: int | None = None
+    """Corners of the arena outline the reader was told (``camera.arena_px``); None when it was told none."""
 
     SHORT_HASH = 16
     """Hex digits of a hash the certificate prints (the journal holds all 64)."""
@@ -287,9 +289,11 @@ class DiceReaderInfo:
     @classmethod
     def from_event(cls, detail: dict[str, Any]) -> DiceReaderInfo:
         threshold = detail.get("threshold")
+        arena = detail.get("arena_px")
         return cls(str(detail.get("device", "")), str(detail.get("reader", "")), detail.get("model_sha256"),
                    None if threshold is None else float(threshold), detail.get("settings_file"),
-                   detail.get("settings_sha256"), detail.get("lean_model_sha256"))
+                   detail.get("settings_sha256"), detail.get("lean_model_sha256"),
+                   len(arena) if isinstance(arena, list) and arena else None)
 
 
 def _dice_readers(events: list[dict[str, Any]]) -> list[DiceReaderInfo]:

@@ -317,8 +317,8 @@ def test_an_interrupted_labels_run_prints_the_score_of_the_images_read_so_far(tm
     built = cli_read._dice_reader
     calls = []
 
-    def interrupted_reader(dice: int | None, reader: str):
-        read = built(dice, reader)
+    def interrupted_reader(dice: int | None, reader: str, arena=None):
+        read = built(dice, reader, arena)
 
         def read_frame(image):
             calls.append(1)

@@ -282,9 +282,11 @@ def test_the_certificate_names_the_staged_readers_model_and_threshold_in_both_la
     data = load_run(run, load_catalogue())
     english, portuguese = render_certificate(data, "en"), render_certificate(data, "pt")
     assert ("Dice readers: dice — staged reader, per-die model 0123456789abcdef…, acceptance threshold 0.931, "
-            "lean model 99aabbccddeeff00…, reader configuration fedcba9876543210….") in english
+            "lean model 99aabbccddeeff00…, reader configuration fedcba9876543210…, no arena outline told (a die "
+            "outside the arena is not declined).") in english
     assert ("Leitores dos dados: dice — leitor por etapas, modelo por dado 0123456789abcdef…, limiar de aceitação "
-            "0,931, modelo de inclinação 99aabbccddeeff00…, configuração do leitor fedcba9876543210….") in portuguese
+            "0,931, modelo de inclinação 99aabbccddeeff00…, configuração do leitor fedcba9876543210…, sem contorno "
+            "da pista (um dado fora da pista não é recusado).") in portuguese
     assert model not in english  # shortened to 16 hex digits: the journal holds the whole hash
 
 

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field, PositiveFloat, PositiveInt, ValidationInfo, field_validator, model_validator
 
 from bench.profiles.base import Strict
+from vision.arena_outline import checked_arena
 
 CLASSICAL_DICE_READER = "classical"
 """The pip-counting dice reader of earlier versions of the bench, since removed: a profile read back from an older
@@ -112,6 +113,20 @@ class CameraConnection(Strict):
     before a run starts and whenever the rig builds the reader (:func:`bench.rig_cameras.check_dice_readers`).
     ``"classical"``, the pip-counting reader of earlier versions, is refused for a run and accepted only in a
     profile read back from an older run's journal (:data:`CLASSICAL_DICE_READER`)."""
+
+    arena_px: tuple[tuple[float, float], ...] | None = None
+    """Dice cameras: the arena's outline in the camera's frames, its corners in order round it (px from the frame's
+    top-left corner, x right, y down), as the lab marks it on a still of its fixed camera. The reader declines a
+    throw with a die read beyond it (``outside-arena``: p217-2007/banca-francesa/8 b, p217-2007/craps/7 a) and takes
+    no body beyond it where no die is read (a rail, a marker) for a die. ``None``: the reader is told no arena, so
+    no die is declined for lying outside it and every body in view must be a die read or none
+    (:mod:`vision.arena_outline`)."""
+
+    @field_validator("arena_px")
+    @classmethod
+    def _arena_outline(cls, value: tuple[tuple[float, float], ...] | None) -> tuple[tuple[float, float], ...] | None:
+        """3 to 64 finite corners whose sides do not cross, enclosing at least a 20 px square."""
+        return None if value is None else checked_arena(value)
 
     @field_validator("dice_reader")
     @classmethod

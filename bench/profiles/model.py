@@ -132,6 +132,9 @@ class RouletteWheelEquipment(EquipmentBase):
             raise ValueError("a real wheel camera needs camera.calibration (a file from 'bench calibrate roulette')")
         if self.camera is not None and "dice_reader" in self.camera.model_fields_set:
             raise ValueError("camera.dice_reader chooses a dice camera's reader; a wheel camera reads pockets")
+        if self.camera is not None and self.camera.arena_px is not None:
+            raise ValueError("camera.arena_px outlines a dice camera's arena; a wheel camera's calibration places "
+                             "the wheel")
         if self.camera is not None and "unreadable_replacements" in self.camera.model_fields_set:
             raise ValueError("camera.unreadable_replacements sets aside a dice camera's unreadable frames; a wheel "
                              "camera's votes are consecutive frames, each a vote")

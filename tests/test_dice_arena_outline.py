@@ -1,0 +1,134 @@
+"""The arena's outline told to the dice reader (vision/arena_outline.py; ``camera.arena_px`` in a profile,
+bench/profiles/camera.py and bench/rig_dice_reader.py; ``bench read dice --arena``; the certificate's reader line):
+a die read beyond it voids the throw (p217-2007/banca-francesa/8 b, p217-2007/craps/7 a)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from test_dice_reader_choice import _with_reader_event
+from test_report_journal import build_run
+from typer.testing import CliRunner
+
+from bench.catalogue import load_catalogue
+from bench.cli import app
+from bench.profiles import ProfileError, load_profile
+from bench.profiles.camera import CameraConnection
+from bench.rig_dice_reader import choose_dice_reader
+from reports.certificate import render_certificate
+from reports.run_data import load_run
+from vision.arena_outline import checked_arena, parse_arena
+from vision.declines import Decline
+from vision.render.dice_frames import fault_seed, frames
+
+runner = CliRunner()
+SQUARE = ((10.0, 10.0), (600.0, 10.0), (600.0, 400.0), (10.0, 400.0))
+
+
+@pytest.fixture(scope="module")
+def thrown_out() -> tuple[np.ndarray, object]:
+    """A rendered throw of two dice, one of them beyond the arena's drawn outline, and its truth (frame 10 of the
+    benchmark's outside-arena frames of seed 20240611: opaque white dice, a two and a five)."""
+    for index, (_, image, truth) in enumerate(frames(fault_seed(("outside-arena",), 20240611), 11, ("outside-arena",))):
+        if index == 10:
+            return image, truth
+    raise AssertionError("the renderer gave fewer than 11 frames")
+
+
+def test_an_outline_is_checked_corner_by_corner() -> None:
+    assert checked_arena([[10, 10], [600, 10], [600, 400], [10, 400]]) == SQUARE
+    with pytest.raises(ValueError, match="3 to 64 corners, got 2"):
+        checked_arena([(0, 0), (100, 100)])
+    with pytest.raises(ValueError, match=r"corner 2 .* two finite numbers"):
+        checked_arena([(0, 0), (float("nan"), 5), (100, 100)])
+    with pytest.raises(ValueError, match="corner 3 .* two finite numbers"):
+        checked_arena([(0, 0), (100, 0), (100, 100, 7), (0, 100)])
+    with pytest.raises(ValueError, match="sides 1 and 3 of the arena outline cross"):  # a bow tie
+        checked_arena([(0, 0), (100, 100), (100, 0), (0, 100)])
+    with pytest.raises(ValueError, match="encloses 0 px²"):  # corners in a line
+        checked_arena([(0, 0), (50, 50), (100, 100)])
+    with pytest.raises(ValueError, match="encloses 100 px², less than 400"):
+        checked_arena([(0, 0), (10, 0), (10, 10), (0, 10)])
+
+
+def test_an_outline_is_parsed_from_corners_apart_by_spaces_or_semicolons() -> None:
+    assert parse_arena("10,10 600,10 600,400 10,400") == SQUARE
+    assert parse_arena(" 10,10;600,10 ; 600,400;10,400 ") == SQUARE
+    with pytest.raises(ValueError, match=r"corner 2 of the arena outline, '600', is not 'x,y' in px"):
+        parse_arena("10,10 600 10,400")
+    with pytest.raises(ValueError, match=r"corner 1 of the arena outline, 'a,b', is not 'x,y'"):
+        parse_arena("a,b 1,2 3,4")
+
+
+DICE_PROFILE = """name = "lab"
+[equipment.dice]
+kind = "dice"
+identity = { manufacturer = "M", model = "Arena", serial = "7" }
+"""
+
+
+def test_a_dice_camera_takes_its_arena_outline_and_a_wheel_camera_none(tmp_path: Path) -> None:
+    path = tmp_path / "lab.toml"
+    path.write_text(DICE_PROFILE + 'camera = { source = "/data/arena-frames", arena_px = [[10, 10], [600, 10], '
+                                   '[600, 400], [10, 400]] }\n', encoding="utf-8")
+    assert load_profile(str(path))[0].equipment["dice"].camera.arena_px == SQUARE
+    path.write_text(DICE_PROFILE + 'camera = { source = "/data/arena-frames", arena_px = [[0, 0], [100, 100], '
+                                   '[100, 0], [0, 100]] }\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"equipment\.dice\.camera\.arena_px.*sides 1 and 3 of the arena outline "
+                                           r"cross"):
+        load_profile(str(path))
+    path.write_text("""name = "lab"
+[equipment.wheel]
+kind = "roulette-wheel"
+identity = { manufacturer = "M", model = "W", serial = "1" }
+simulator = { model = "fair" }
+camera = { source = "sim", arena_px = [[10, 10], [600, 10], [600, 400]] }
+""", encoding="utf-8")
+    with pytest.raises(ProfileError, match="camera.arena_px outlines a dice camera's arena"):
+        load_profile(str(path))
+
+
+def test_the_rig_s_reader_declines_a_die_beyond_the_outline_and_journals_it(thrown_out) -> None:
+    """Told no arena, the reader counts the die off the cloth as thrown (the throw accepted: a void throw counted);
+    told the profile's outline, it declines the throw outside-arena. The identity names the outline."""
+    image, truth = thrown_out
+    untold = choose_dice_reader(CameraConnection(source="/data/arena-frames"), truth.expected_dice)
+    read = untold.read(image)
+    assert read.accepted and tuple(sorted(read.faces)) == tuple(sorted(truth.faces))
+    assert untold.identity.arena_px is None and "arena_px" not in untold.identity.to_json()
+    told = choose_dice_reader(CameraConnection(source="/data/arena-frames", arena_px=truth.arena_px),
+                              truth.expected_dice)
+    read = told.read(image)
+    assert read.decline is Decline.OUTSIDE_ARENA and "outside the arena" in read.detail
+    assert told.identity.to_json()["arena_px"] == [list(corner) for corner in truth.arena_px]
+
+
+def test_bench_read_dice_takes_the_arena_outline_and_names_a_bad_one(tmp_path: Path, thrown_out) -> None:
+    image, truth = thrown_out
+    path = tmp_path / "throw.png"
+    cv2.imwrite(str(path), image)
+    outline = " ".join(f"{x:.1f},{y:.1f}" for x, y in truth.arena_px)
+    dice = str(truth.expected_dice)
+    told = runner.invoke(app, ["read", "dice", str(path), "--dice", dice, "--arena", outline, "--json"])
+    assert told.exit_code == 1, told.output
+    assert json.loads(told.stdout)["decline"] == "outside-arena"
+    untold = runner.invoke(app, ["read", "dice", str(path), "--dice", dice, "--json"])
+    assert untold.exit_code == 0 and json.loads(untold.stdout)["accepted"]
+    bad = runner.invoke(app, ["read", "dice", str(path), "--dice", dice, "--arena", "10,10 600,10"])
+    assert bad.exit_code == 2 and "--arena: an arena outline needs 3 to 64 corners, got 2" in bad.output
+
+
+def test_the_certificate_says_whether_the_reader_was_told_an_arena(tmp_path: Path) -> None:
+    staged = {"device": "dice", "reader": "staged", "model_sha256": "0123456789abcdef" + "e" * 48, "threshold": 0.93}
+    told = _with_reader_event(build_run(tmp_path / "told"), staged | {"arena_px": [list(c) for c in SQUARE]})
+    data = load_run(told, load_catalogue())
+    assert data.dice_readers[0].arena_corners == 4
+    assert "acceptance threshold 0.930, arena outlined by 4 corners." in render_certificate(data, "en")
+    assert "limiar de aceitação 0,930, pista delimitada por 4 vértices." in render_certificate(data, "pt")
+    untold = load_run(_with_reader_event(build_run(tmp_path / "untold"), staged), load_catalogue())
+    assert ("acceptance threshold 0.930, no arena outline told (a die outside the arena is not declined)."
+            in render_certificate(untold, "en"))
