@@ -43,7 +43,8 @@ def open_dice_table(equipment: DiceTableEquipment, state_file: Path) -> CameraDi
 
         camera: Camera = SimulatedDiceCamera(equipment.simulator, equipment.options, connection.simulation,
                                              state_file, votes=frames_to_read(connection),
-                                             target_marker_mm=connection.target_marker_mm)
+                                             target_marker_mm=connection.target_marker_mm,
+                                             arena_px=connection.arena_px)
     else:
         camera = _real_camera(connection)
     return _dice_reading(camera, equipment)

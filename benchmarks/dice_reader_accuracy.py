@@ -2,8 +2,9 @@
 
 1. ``--frames`` (default 2,000) frames with :meth:`Nuisance.realistic`, styles in turn (casino
    translucent red 19 mm, opaque white 14 mm, the webcam photos' ivory die), 1-5 dice, no injected
-   fault. The reader is configured as the bench configures it: the number of dice the game
-   throws, the arena polygon, and the die's edge in px from the calibrated scale (+-20 %).
+   fault. The reader is configured as a lab configures a fixed camera: the number of dice the game
+   throws, the arena's outline (the profile's ``camera.arena_px``) and the die's edge in px (a reader
+   configuration's ``stages.die_edge_px``, here the renderer's scale +-20 %).
    Prints wrong reads per 1,000 accepted reads, the decline rate (frames where a random glare
    spot washes out a die's pips may be declined for glare, and those where it hides a pip must be:
    both counted apart) and the per-face

@@ -132,3 +132,35 @@ def test_the_certificate_says_whether_the_reader_was_told_an_arena(tmp_path: Pat
     untold = load_run(_with_reader_event(build_run(tmp_path / "untold"), staged), load_catalogue())
     assert ("acceptance threshold 0.930, no arena outline told (a die outside the arena is not declined)."
             in render_certificate(untold, "en"))
+
+
+@pytest.fixture(scope="module")
+def corner_throw() -> tuple[np.ndarray, object, tuple[tuple[float, float], ...]]:
+    """Throw 29 of the `sim` profile's dice camera (its arena outline told): a five and a two in the arena's top-left
+    corner, against its border line, where the stretch of cloth the first stage finds stops short (the cells there
+    mix the cloth with the line), and a four in the open."""
+    from bench.profiles import load_profile
+    from drivers.sim.dice_camera import SimulatedDiceCamera
+
+    dice = load_profile("sim")[0].equipment["dice"]
+    camera = SimulatedDiceCamera(dice.simulator, dice.options, dice.camera.simulation, None,
+                                 arena_px=dice.camera.arena_px)
+    camera.throw = 28
+    frame = camera.read()
+    while frame.truth is None:  # the tumbling frames come first
+        frame = camera.read()
+    return frame.image, frame.truth, dice.camera.arena_px
+
+
+def test_a_die_in_a_corner_of_the_outline_told_is_a_body_and_read(corner_throw) -> None:
+    """Told the outline, the first stage keeps the bodies within the hull of the cloth it finds and the outline:
+    the corner's dice are read (the throw accepted with its faces); without it, the stretch's hull cuts the corner
+    off and one die is lost (the throw declined for a short count)."""
+    from vision.dice_bodies import find_bodies
+    from vision.dice_staged_reader import staged_reader
+
+    image, truth, outline = corner_throw
+    assert len(find_bodies(image, told_arena=np.asarray(outline)).bodies) > len(find_bodies(image).bodies)
+    told = staged_reader(expected_dice=3, arena=outline).read(image)
+    assert told.accepted and tuple(sorted(told.faces)) == tuple(sorted(truth.faces))
+    assert staged_reader(expected_dice=3).read(image).decline is Decline.WRONG_COUNT

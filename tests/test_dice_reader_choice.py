@@ -71,7 +71,8 @@ def test_the_default_profile_reads_dice_and_the_dome_with_the_staged_reader(tmp_
     identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
                 "lean_model_sha256": LEAN.sha256, "model_views": MODEL.card.views}
     table = open_dice_table(dice, tmp_path / "dice.json")  # type: ignore[arg-type]
-    assert table.reader_identity == identity
+    assert table.reader_identity == identity | {"arena_px": [[40.0, 40.0], [600.0, 40.0], [600.0, 440.0],
+                                                            [40.0, 440.0]]}  # the sim profile's outline
     read = table.reader(table.camera.read().image)
     assert isinstance(read, StagedRead) and read.reader_sha256 == MODEL.sha256
     table.close()

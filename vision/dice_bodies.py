@@ -14,7 +14,9 @@ Method, at a working resolution (the frame averaged down to ``work_long_side_px`
    translucent dice all differ from the table.
 3. The mask is closed and its pip-sized holes filled. The arena is the largest connected stretch of
    table in it (a tray's wall, a cloth's border line, the desk's edge bound it), as its convex hull
-   (which takes in the dice on it); the whole frame when it is small. Only the arena is kept.
+   (which takes in the dice on it); the whole frame when it is small. Given the outline a lab told, the
+   arena is the hull of both (the stretch stops short of the cloth's corners, where its cells mix with
+   the border line). Only the arena is kept.
 4. The die's edge is estimated from the regions that look like one die (square-ish; those filling
    their rectangle first), as their rectangles' shorter side (median weighted by area). Strips
    narrower than a share of that edge (a tray's wall meeting its floor) are opened out, holes up to a
@@ -141,8 +143,12 @@ class Bodies:
         return np.where(self.labels == body.label, 255, 0).astype(np.uint8)
 
 
-def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bodies:
-    """The arena, the table's colour and the dice bodies of a BGR (or grey) uint8 frame."""
+def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None,
+                told_arena: np.ndarray | None = None) -> Bodies:
+    """The arena, the table's colour and the dice bodies of a BGR (or grey) uint8 frame. ``told_arena``: the arena's
+    outline the lab told (frame px, :mod:`vision.arena_outline`); the arena is then the convex hull of the stretch
+    of table found and that outline, so a die in a corner the stretch's hull cuts off (the cloth's cells there mix
+    with the border line and the light's fall-off) is a body too."""
     cfg = config or DiceStageConfig()
     image = check_image(image)
     if image.ndim == 2:
@@ -154,6 +160,9 @@ def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None) -> Bod
     features = _colour_features(small, cfg)
     cells, threshold, mask = _off_table(features, cfg)
     arena_colour, arena = _arena(features, mask, cfg)
+    if arena is not None and told_arena is not None:
+        told = np.round(np.asarray(told_arena, np.float64) * scale).astype(np.int32).reshape(-1, 2)
+        arena = cv2.convexHull(np.concatenate([arena.reshape(-1, 2).astype(np.int32), told])).reshape(-1, 2)
     off_table = None if arena is None else mask
     if arena is not None:  # within the arena (a die against a tray's wall is: the arena's hull takes it in)
         inside = np.zeros_like(mask)

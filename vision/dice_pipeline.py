@@ -167,7 +167,7 @@ class StagedDiceReader:
 
     def _explain(self, frame: np.ndarray, stages: DiceStageConfig, reader: CropReader) -> ExplainedFrame:
         """Stages 1 to 4 with ``stages`` (the size told, or not)."""
-        found = find_bodies(frame, stages)
+        found = find_bodies(frame, stages, None if self.scene.arena is None else np.asarray(self.scene.arena))
         looked = self._look(frame, found, stages, reader)
         explanations = confirm_dice(looked.explanations, lambda squares: read_squares(frame, squares, reader),
                                     self.confirmation)

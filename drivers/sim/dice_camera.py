@@ -6,7 +6,8 @@ says), and everything the camera adds from ``(camera seed, t)``: where the dice 
 light, glare, perspective, and the injected decline cases (a cocked die, stacked
 dice) at the rates of the camera's ``simulation`` table, and the scale: the dice's edge in
 px, the same every throw for a camera fixed over the table (``simulation.die_edge_px``), else
-drawn for each throw. A throw is shown as a few
+drawn for each throw; and the arena's outline, the profile's ``camera.arena_px`` every throw when it states one
+(the outline the reader is told), else drawn for each throw. A throw is shown as a few
 frames of dice tumbling (motion-blurred, moving) and then still frames of the dice at
 rest, each still frame with its own sensor noise and JPEG encoding, as a real camera
 delivers them (the tumbling frames are the resting scene smeared and shifted: they
@@ -59,8 +60,12 @@ class SimulatedDiceCamera(Camera):
 
     def __init__(self, model: DiceSimulator, options: DiceOptions, simulation: CameraSimulation | None,
                  state_file: Path | None = None, *, votes: int = 3, target_marker_mm: float = 20.0,
-                 size: tuple[int, int] = (640, 480)) -> None:
+                 size: tuple[int, int] = (640, 480),
+                 arena_px: tuple[tuple[float, float], ...] | None = None) -> None:
         self.model = model
+        self.arena_px = arena_px
+        """The arena's outline in the frames (the profile's ``camera.arena_px``, a camera fixed over the table);
+        None: each throw draws its own."""
         self.options = options
         self.simulation = simulation or CameraSimulation()
         self.state_file = state_file
@@ -96,7 +101,7 @@ class SimulatedDiceCamera(Camera):
         fixed = self.simulation.die_edge_px
         scale = {} if fixed is None else {"edge_px": (fixed, fixed)}
         scene = random_dice_scene(rng, self.options.dice_per_throw, self.style, faults=tuple(faults), size=self.size,
-                                  **scale)
+                                  arena_px=self.arena_px, **scale)
         faces = self.physical_faces(throw)
         dice = tuple(dataclasses.replace(die, face=faces[i]) if i < len(faces) else die
                      for i, die in enumerate(scene.dice))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -680,14 +681,16 @@ def _inside(poly: np.ndarray, arena: np.ndarray, margin: float) -> bool:
 def random_dice_scene(rng: np.random.Generator, n_dice: int, style: DieStyle, *, faults: tuple[str, ...] = (),
                       felt: str | None = None, size: tuple[int, int] = (640, 480),
                       edge_px: tuple[float, float] = (30.0, 56.0), touch_probability: float = 0.35,
-                      oblique: bool = False) -> DiceScene:
+                      oblique: bool = False, arena_px: Sequence[tuple[float, float]] | None = None) -> DiceScene:
     """A random arena with ``n_dice`` dice of ``style`` (faces uniform, any rotation, touching often).
 
     ``faults`` injects decline cases (see :data:`FAULTS`): a cocked die leaning on another or the
     wall, a die stacked on another, a die outside the arena, a moving (blurred) die, a glare spot
     over a die's pips, or one die more or fewer than the game expects (``expected_dice``).
     ``oblique`` puts the camera low and in front of the table, as in the webcam photos, so side
-    faces show widely.
+    faces show widely. ``arena_px``: the arena's outline in the frame of a camera fixed over the table (the dice
+    are laid within it); None: an outline drawn afresh for each scene, as a camera moved between throws sees it.
+    The same random draws are taken either way, so the scene is otherwise the one drawn without it.
     """
     if not 1 <= n_dice <= 8:
         raise ValueError(f"n_dice must be within 1..8, got {n_dice}")
@@ -710,6 +713,8 @@ def random_dice_scene(rng: np.random.Generator, n_dice: int, style: DieStyle, *,
     arena = np.array([[margin_px, margin_px], [width - margin_px, margin_px],
                       [width - margin_px, height - margin_px], [margin_px, height - margin_px]], np.float32)
     arena += rng.uniform(-6, 6, arena.shape).astype(np.float32)
+    if arena_px is not None:
+        arena = np.asarray(arena_px, np.float32)
 
     count = n_dice
     expected = n_dice
