@@ -43,7 +43,7 @@ def test_an_outline_is_checked_corner_by_corner() -> None:
     assert checked_arena([[10, 10], [600, 10], [600, 400], [10, 400]]) == SQUARE
     with pytest.raises(ValueError, match="3 to 64 corners, got 2"):
         checked_arena([(0, 0), (100, 100)])
-    with pytest.raises(ValueError, match=r"corner 2 .* two finite numbers"):
+    with pytest.raises(ValueError, match=r"corner 2 .* two finite numbers \(x, y px\), got \(nan, 5\)"):
         checked_arena([(0, 0), (float("nan"), 5), (100, 100)])
     with pytest.raises(ValueError, match="corner 3 .* two finite numbers"):
         checked_arena([(0, 0), (100, 0), (100, 100, 7), (0, 100)])
@@ -120,6 +120,9 @@ def test_bench_read_dice_takes_the_arena_outline_and_names_a_bad_one(tmp_path: P
     assert untold.exit_code == 0 and json.loads(untold.stdout)["accepted"]
     bad = runner.invoke(app, ["read", "dice", str(path), "--dice", dice, "--arena", "10,10 600,10"])
     assert bad.exit_code == 2 and "--arena: an arena outline needs 3 to 64 corners, got 2" in bad.output
+    nan = runner.invoke(app, ["read", "dice", str(path), "--dice", dice, "--arena", "10,10 600,10 nan,400"])
+    assert nan.exit_code == 2 and "corner 3 of the arena outline must be two finite numbers (x, y px), got (nan, " \
+        "400.0)" in nan.output
 
 
 def test_the_certificate_says_whether_the_reader_was_told_an_arena(tmp_path: Path) -> None:

@@ -30,8 +30,9 @@ def checked_arena(corners: Sequence[Sequence[float]]) -> ArenaOutline:
     outline = []
     for index, corner in enumerate(corners, start=1):
         if len(corner) != 2 or not all(isinstance(v, int | float) and math.isfinite(v) for v in corner):
+            got = ", ".join(str(value) for value in corner)
             raise ValueError(f"corner {index} of the arena outline must be two finite numbers (x, y px), "
-                             f"got {list(corner)!r}")
+                             f"got ({got})")
         outline.append((float(corner[0]), float(corner[1])))
     for first, second in _crossing_sides(outline):
         raise ValueError(f"sides {first} and {second} of the arena outline cross: give its corners in order round "
