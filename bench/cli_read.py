@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.console import Console
 
+from bench.profiles.arena_outline import ArenaOutline, parse_arena
 from bench.profiles.camera import CLASSICAL_DICE_READER
-from vision.arena_outline import ArenaOutline, parse_arena
 from vision.image_file import DEFAULT_MAX_PIXELS
 
 read_app = typer.Typer(help="Read dice faces or the roulette pocket from images.", no_args_is_help=True)

@@ -1,4 +1,4 @@
-"""The arena's outline told to the dice reader (vision/arena_outline.py; ``camera.arena_px`` in a profile,
+"""The arena's outline told to the dice reader (bench/profiles/arena_outline.py; ``camera.arena_px`` in a profile,
 bench/profiles/camera.py and bench/rig_dice_reader.py; ``bench read dice --arena``; the certificate's reader line):
 a die read beyond it voids the throw (p217-2007/banca-francesa/8 b, p217-2007/craps/7 a)."""
 
@@ -17,11 +17,11 @@ from typer.testing import CliRunner
 from bench.catalogue import load_catalogue
 from bench.cli import app
 from bench.profiles import ProfileError, load_profile
+from bench.profiles.arena_outline import checked_arena, parse_arena
 from bench.profiles.camera import CameraConnection
 from bench.rig_dice_reader import choose_dice_reader
 from reports.certificate import render_certificate
 from reports.run_data import load_run
-from vision.arena_outline import checked_arena, parse_arena
 from vision.declines import Decline
 from vision.render.dice_frames import fault_seed, frames
 

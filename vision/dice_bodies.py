@@ -146,9 +146,9 @@ class Bodies:
 def find_bodies(image: np.ndarray, config: DiceStageConfig | None = None,
                 told_arena: np.ndarray | None = None) -> Bodies:
     """The arena, the table's colour and the dice bodies of a BGR (or grey) uint8 frame. ``told_arena``: the arena's
-    outline the lab told (frame px, :mod:`vision.arena_outline`); the arena is then the convex hull of the stretch
-    of table found and that outline, so a die in a corner the stretch's hull cuts off (the cloth's cells there mix
-    with the border line and the light's fall-off) is a body too."""
+    outline the lab told (frame px, :mod:`bench.profiles.arena_outline`); the arena is then the convex hull of the
+    stretch of table found and that outline, so a die in a corner the stretch's hull cuts off (the cloth's cells
+    there mix with the border line and the light's fall-off) is a body too."""
     cfg = config or DiceStageConfig()
     image = check_image(image)
     if image.ndim == 2:

@@ -14,8 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, ValidationInfo, field_validator, model_validator
 
+from bench.profiles.arena_outline import checked_arena
 from bench.profiles.base import Strict
-from vision.arena_outline import checked_arena
 
 CLASSICAL_DICE_READER = "classical"
 """The pip-counting dice reader of earlier versions of the bench, since removed: a profile read back from an older
@@ -120,7 +120,7 @@ class CameraConnection(Strict):
     throw with a die read beyond it (``outside-arena``: p217-2007/banca-francesa/8 b, p217-2007/craps/7 a) and takes
     no body beyond it where no die is read (a rail, a marker) for a die. ``None``: the reader is told no arena, so
     no die is declined for lying outside it and every body in view must be a die read or none
-    (:mod:`vision.arena_outline`)."""
+    (:mod:`bench.profiles.arena_outline`)."""
 
     @field_validator("arena_px")
     @classmethod
