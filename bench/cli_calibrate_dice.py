@@ -19,6 +19,11 @@ A camera fixed on its mount sees the dice at one size. Unless the configuration 
 rightly (:func:`vision.die_size_calibration.fit_die_size`); when the photos agree on it, it is written for
 the stages (``stages.die_edge_px``) and the threshold is fitted on what the stages propose told it, as
 they will run.
+
+A rig whose camera states the arena's outline (``camera.arena_px``) tells it to the reader's first stage, which
+then finds dice in the arena's corners it would otherwise cut off; ``--arena`` tells the calibration the same
+outline, so the threshold is fitted on the squares certification will propose. The outline is recorded with the
+figures (``calibration.arena_px``).
 """
 
 from __future__ import annotations
@@ -30,10 +35,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bench.cli_read import console, input_error, load_image
+from bench.cli_read import arena_option, console, input_error, load_image
 from vision.image_file import DEFAULT_MAX_PIXELS
 
 if TYPE_CHECKING:
+    from bench.profiles.arena_outline import ArenaOutline
     from vision.dice_calibration_samples import CalibrationSamples
     from vision.dice_pipeline import StagedDiceReader
     from vision.yolo_labels import LabelledImage
@@ -48,9 +54,11 @@ def _labelled(paths: list[Path]) -> list[LabelledImage]:
     return items
 
 
-def _samples(items: Sequence[LabelledImage], reader: StagedDiceReader, max_pixels: int,
-             description: str) -> CalibrationSamples:
-    """The reader's readings of every square its stages propose on the labelled photos ``items``, with progress."""
+def _samples(items: Sequence[LabelledImage], reader: StagedDiceReader, max_pixels: int, description: str,
+             arena: ArenaOutline | None) -> CalibrationSamples:
+    """The reader's readings of every square its stages propose on the labelled photos ``items`` (told the ``arena``
+    outline, when given), with progress."""
+    import numpy as np
     from rich.progress import Progress
 
     from vision.dice_calibration_samples import calibration_samples
@@ -58,7 +66,8 @@ def _samples(items: Sequence[LabelledImage], reader: StagedDiceReader, max_pixel
     with Progress(console=console, transient=True) as progress:
         photos = ((load_image(item.image, max_pixels), item.dice)
                   for item in progress.track(items, description=description))
-        return calibration_samples(photos, reader.reader, reader.stages, reader.looks, reader.side_share)
+        return calibration_samples(photos, reader.reader, reader.stages, reader.looks, reader.side_share,
+                                   None if arena is None else np.asarray(arena, np.float64))
 
 
 def calibrate_dice(
@@ -75,6 +84,9 @@ def calibrate_dice(
         "--die-size/--no-die-size",
         help="Measure the dice's edge in the photos (a camera fixed on its mount) and write it for the stages, "
              "then fit the threshold on what they propose told it.")] = True,
+    arena: Annotated[str | None, typer.Option(
+        "--arena", help="The arena's outline in the photos, 'x,y x,y x,y ...' px in order round it, as the "
+                        "profile's camera.arena_px tells certification. Default: no arena told.")] = None,
 ) -> None:
     """Fit the dice reader's acceptance threshold on labelled photos; writes the reader configuration."""
     from bench.rundir import atomic_write_text
@@ -87,13 +99,14 @@ def calibrate_dice(
 
     if not 0.0 <= max_wrong < 1.0:
         raise input_error(f"--max-wrong {max_wrong}: a share of the accepted reads within 0..1")
+    outline = arena_option(arena)
     try:
         settings = load_reader_settings(start) if start is not None else DiceReaderSettings()
         if side_share is not None:
             settings = settings.model_copy(update={"side_share": side_share})
         reader = staged_reader(settings, start)
         items = _labelled(folders)
-        samples = _samples(items, reader, max_pixels, "reading the photos")
+        samples = _samples(items, reader, max_pixels, "reading the photos", outline)
         size_record: dict[str, object] = {"reason": "not measured (--no-die-size)"}
         if settings.stages.get("die_edge_px") is not None:
             size_record = {"reason": "stated by the configuration", "die_edge_px": settings.stages["die_edge_px"]}
@@ -104,7 +117,7 @@ def calibrate_dice(
                 settings = settings.model_copy(update={"stages": {**settings.stages,
                                                                   "die_edge_px": list(size.edge_px)}})
                 reader = staged_reader(settings, start)
-                samples = _samples(items, reader, max_pixels, "reading the photos told the dice's size")
+                samples = _samples(items, reader, max_pixels, "reading the photos told the dice's size", outline)
     except (LabelError, ModelIntegrityError, ValueError) as error:
         raise input_error(str(error)) from None
     if len(samples.truth) == 0:
@@ -117,6 +130,7 @@ def calibrate_dice(
                    "photos": [str(folder) for folder in folders], "images": samples.images,
                    "labelled_dice": samples.labelled, "labelled_with_a_square": samples.labelled_with_a_square,
                    "die_size": size_record,
+                   "arena_px": None if outline is None else [list(corner) for corner in outline],
                    "fitted": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
     fitted = settings.model_copy(update={"threshold": chosen.threshold, "model_sha256": reader.reader.sha256,
                                          "model_views": reader.reader.model.card.views, "calibration": calibration})
@@ -131,6 +145,9 @@ def calibrate_dice(
     written_size = settings.stages.get("die_edge_px")
     console.print(f"  dice's edge: {written_size} px ({size_record['reason']})" if written_size is not None else
                   f"  dice's edge not written: {size_record['reason']}", markup=False, highlight=False)
+    console.print(f"  arena outlined by {len(outline)} corners (--arena)" if outline is not None else
+                  "  no arena outline told (--arena): a rig whose camera states one proposes squares in its corners "
+                  "too", markup=False, highlight=False)
     console.print(f"  {samples.images} photos, {samples.labelled} labelled dice "
                   f"({samples.labelled_with_a_square} with a square proposed)", markup=False, highlight=False)
     console.print(f"  at the fit: {fit.crops} squares read, {fit.accepted} accepted ({fit.accepted_share:.1%}), "

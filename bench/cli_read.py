@@ -80,7 +80,7 @@ def read_dice_images(
 ) -> None:
     """Read the dice in each image: faces, centres, sizes and confidences, or why the frame is declined."""
     _check_max_pixels(max_pixels)
-    read_frame = _dice_reader(dice, reader, _arena_option(arena))
+    read_frame = _dice_reader(dice, reader, arena_option(arena))
     if labels is not None:
         _score_dice(images, read_frame, as_json, max_pixels)
         return
@@ -105,7 +105,7 @@ def read_dice_images(
     _emit(results, as_json, summary)
 
 
-def _arena_option(text: str | None) -> ArenaOutline | None:
+def arena_option(text: str | None) -> ArenaOutline | None:
     """``--arena`` as an outline, or exit 2 naming the option and the corner at fault."""
     if text is None:
         return None

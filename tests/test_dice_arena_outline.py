@@ -167,3 +167,56 @@ def test_a_die_in_a_corner_of_the_outline_told_is_a_body_and_read(corner_throw) 
     told = staged_reader(expected_dice=3, arena=outline).read(image)
     assert told.accepted and tuple(sorted(told.faces)) == tuple(sorted(truth.faces))
     assert staged_reader(expected_dice=3).read(image).decline is Decline.WRONG_COUNT
+
+
+def _labelled_corner_throw(folder: Path, image: np.ndarray, truth: object) -> None:
+    """The corner throw as a lab's labelled photo: the image and a YOLO line per die, an upright box round it."""
+    folder.mkdir()
+    cv2.imwrite(str(folder / "corner.png"), image)
+    height, width = image.shape[:2]
+    boxes = [(die.face, np.asarray(die.corners_px)) for die in truth.dice]
+    (folder / "corner.txt").write_text("".join(
+        f"{face - 1} {c[:, 0].mean() / width:.5f} {c[:, 1].mean() / height:.5f} "
+        f"{np.ptp(c[:, 0]) / width:.5f} {np.ptp(c[:, 1]) / height:.5f}\n" for face, c in boxes))
+
+
+def test_calibration_told_the_outline_proposes_squares_on_the_corner_s_dice(corner_throw) -> None:
+    """The threshold is fitted on the squares certification proposes: told the outline, the corner's lost die has
+    squares too (vision/dice_calibration_samples.py)."""
+    from vision.dice_calibration_samples import calibration_samples
+    from vision.dice_staged_reader import staged_reader
+    from vision.yolo_labels import LabelledDie
+
+    image, truth, outline = corner_throw
+    labels = [LabelledDie(die.face, tuple(np.asarray(die.corners_px).mean(axis=0)),
+                          float(np.ptp(np.asarray(die.corners_px)[:, 0])),
+                          float(np.ptp(np.asarray(die.corners_px)[:, 1])), line)
+              for line, die in enumerate(truth.dice, start=1)]
+    reader = staged_reader(expected_dice=3)
+    untold = calibration_samples([(image, labels)], reader.reader, reader.stages, reader.looks, reader.side_share)
+    told = calibration_samples([(image, labels)], reader.reader, reader.stages, reader.looks, reader.side_share,
+                               np.asarray(outline))
+    assert (untold.labelled, told.labelled) == (3, 3)
+    assert told.labelled_with_a_square == 3 and untold.labelled_with_a_square < 3
+    assert len(told.truth) > len(untold.truth)
+
+
+def test_bench_calibrate_dice_takes_the_outline_records_it_and_names_a_bad_one(tmp_path: Path, corner_throw) -> None:
+    image, truth, outline = corner_throw
+    photos = tmp_path / "photos"
+    _labelled_corner_throw(photos, image, truth)
+    text = " ".join(f"{x:g},{y:g}" for x, y in outline)
+    output = tmp_path / "reader.json"
+    result = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(output), "--arena", text])
+    assert result.exit_code == 0, result.output
+    calibration = json.loads(output.read_text())["calibration"]
+    assert calibration["arena_px"] == [list(corner) for corner in outline]
+    assert calibration["labelled_with_a_square"] == 3 and "arena outlined by 4 corners" in result.stdout
+    untold = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(tmp_path / "untold.json")])
+    assert untold.exit_code == 0 and "no arena outline told" in untold.stdout
+    untold_calibration = json.loads((tmp_path / "untold.json").read_text())["calibration"]
+    assert untold_calibration["arena_px"] is None and untold_calibration["labelled_with_a_square"] < 3
+    bad = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(tmp_path / "bad.json"), "--arena",
+                              "40,40 600,40"])
+    assert bad.exit_code == 2 and "--arena: an arena outline needs 3 to 64 corners, got 2" in bad.output
+    assert not (tmp_path / "bad.json").exists()

@@ -77,11 +77,13 @@ def labelled_edge(square: DieSquare, label: LabelledDie | None) -> float:
 
 def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]]], reader: CropReader,
                         stages: DiceStageConfig | None = None, looks: LookSettings | None = None,
-                        side_share: float = 0.12) -> CalibrationSamples:
+                        side_share: float = 0.12, told_arena: np.ndarray | None = None) -> CalibrationSamples:
     """Run the stages on each (frame, labels) and read every proposed square and every square of the later looks
     (:func:`vision.dice_looks.look_and_explain`); ``reader``'s threshold decides where they are taken, and
     ``side_share`` (the side faces a flat die shows to the camera, :class:`vision.dice_pipeline.StagedDiceReader`)
-    what a die read explains."""
+    what a die read explains. ``told_arena``: the arena's outline (frame px) the rig's reader is told
+    (``camera.arena_px``), so the first stage finds the bodies as it will at run time
+    (:func:`vision.dice_bodies.find_bodies`)."""
     rows: list[np.ndarray] = []
     truth: list[int] = []
     edges: list[float] = []  # of the labelled dice the squares lie on
@@ -91,7 +93,7 @@ def calibration_samples(photos: Iterable[tuple[np.ndarray, Sequence[LabelledDie]
     for frame, labels in photos:
         images += 1
         labelled += len(labels)
-        found = find_bodies(frame, stages)
+        found = find_bodies(frame, stages, told_arena)
         looked = look_and_explain(frame, found, propose_squares(frame, found, stages), reader,
                                   ExplanationSettings(threshold=reader.threshold, side_share=side_share), looks)
         readings = [reading for body in looked.readings for reading in body]
