@@ -92,7 +92,8 @@ def open_dome_camera(equipment: CussecDomeEquipment, dome_state_file: Path) -> C
 
         camera: Camera = SimulatedDomeCamera(equipment.simulator, dome_state_file, connection.simulation,
                                              votes=frames_to_read(connection),
-                                             target_marker_mm=connection.target_marker_mm)
+                                             target_marker_mm=connection.target_marker_mm,
+                                             arena_px=connection.arena_px)
     else:
         camera = _real_camera(connection)
     return _dice_reading(camera, equipment)

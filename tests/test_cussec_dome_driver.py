@@ -11,6 +11,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bench.games.cussec import winning_zones
@@ -199,6 +200,28 @@ def test_the_simulated_camera_shows_the_dice_the_dome_threw(tmp_path: Path) -> N
         assert throw.accepted, throw.detail
         assert sorted(throw.faces) == sorted(dome_dice(11, number))
         assert throw.frames[0].truth is not None
+    camera.close()
+
+
+def test_the_simulated_camera_lays_the_dice_within_the_arena_its_profile_states(tmp_path: Path) -> None:
+    """A dome camera whose profile states ``camera.arena_px`` (the dome's floor, as the reader is told it) shows the
+    dice within it, and the rig's reader, told it too, reads them."""
+    outline = ((300.0, 200.0), (600.0, 200.0), (600.0, 440.0), (300.0, 440.0))
+    item = CussecDomeEquipment(kind="dice-shaker", identity={"manufacturer": "Acme", "model": "CD-3", "serial": "1"},
+                               simulator={"seed": 11},
+                               camera={"source": "sim", "simulation": {"nuisance": "none"},
+                                       "arena_px": [list(corner) for corner in outline]})
+    state = tmp_path / "dome.sim-state.json"
+    camera = open_dome_camera(item, state)
+    for number in (1, 2, 3):
+        save_state(state, {"round": number, "tx": number, "tx_round": number})
+        throw = camera.next_throw()
+        assert throw.accepted, throw.detail
+        assert sorted(throw.faces) == sorted(dome_dice(11, number))
+        truth = throw.frames[0].truth
+        corners = np.concatenate([np.asarray(die.corners_px) for die in truth.dice])
+        assert corners[:, 0].min() >= 300 and corners[:, 0].max() <= 600
+        assert corners[:, 1].min() >= 200 and corners[:, 1].max() <= 440
     camera.close()
 
 

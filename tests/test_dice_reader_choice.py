@@ -70,14 +70,14 @@ def test_the_default_profile_reads_dice_and_the_dome_with_the_staged_reader(tmp_
     assert dice.camera.dice_reader == dome.camera.dice_reader == "staged"  # type: ignore[union-attr]
     identity = {"reader": "staged", "model_sha256": MODEL.sha256, "threshold": MODEL.card.threshold,
                 "lean_model_sha256": LEAN.sha256, "model_views": MODEL.card.views}
+    outline = {"arena_px": [[40.0, 40.0], [600.0, 40.0], [600.0, 440.0], [40.0, 440.0]]}  # the sim profile's
     table = open_dice_table(dice, tmp_path / "dice.json")  # type: ignore[arg-type]
-    assert table.reader_identity == identity | {"arena_px": [[40.0, 40.0], [600.0, 40.0], [600.0, 440.0],
-                                                            [40.0, 440.0]]}  # the sim profile's outline
+    assert table.reader_identity == identity | outline
     read = table.reader(table.camera.read().image)
     assert isinstance(read, StagedRead) and read.reader_sha256 == MODEL.sha256
     table.close()
     dome_camera = open_dome_camera(dome, tmp_path / "dome.json")  # type: ignore[arg-type]
-    assert dome_camera.reader_identity == identity
+    assert dome_camera.reader_identity == identity | outline
     dome_camera.close()
 
 

@@ -10,7 +10,8 @@ state, never the controller's report.
 
 A new round is shown as a few frames of dice jumping (motion) and then still frames of the dice at rest,
 rendered like :class:`drivers.sim.dice_camera.SimulatedDiceCamera` (light, glare, noise, JPEG, the declined
-cases of the camera's ``simulation`` table, all from ``(camera seed, round)``); until the next round the dice
+cases of the camera's ``simulation`` table, all from ``(camera seed, round)``), within the arena's outline its
+profile states (``camera.arena_px``: the floor of the dome the reader is told); until the next round the dice
 stay at rest. The camera keeps no state of its own: a resumed run shows the dome's current round.
 """
 
@@ -31,10 +32,11 @@ class SimulatedDomeCamera(SimulatedDiceCamera):
     """A camera over the glass dome of a simulated cussec dome (see the module docstring)."""
 
     def __init__(self, dome: CussecDomeSimulator, dome_state_file: Path, simulation: CameraSimulation | None, *,
-                 votes: int = 3, target_marker_mm: float = 20.0, size: tuple[int, int] = (640, 480)) -> None:
+                 votes: int = 3, target_marker_mm: float = 20.0, size: tuple[int, int] = (640, 480),
+                 arena_px: tuple[tuple[float, float], ...] | None = None) -> None:
         look = DiceSimulator(seed=dome.seed, style=dome.dice_style, edge_mm=dome.dice_edge_mm)
         super().__init__(look, DiceOptions(game="cussec"), simulation, None, votes=votes,
-                         target_marker_mm=target_marker_mm, size=size)
+                         target_marker_mm=target_marker_mm, size=size, arena_px=arena_px)
         self.dome = dome
         self.dome_state_file = Path(dome_state_file)
         self.shown: int | None = None
