@@ -4,7 +4,8 @@ Dice have no data line: a camera over the arena reads every throw
 (:class:`drivers.dice_table.CameraDiceTable`): it waits for the dice to stop, reads
 several still frames and keeps the faces only when every read agrees. A throw it cannot
 read safely (a die cocked or stacked, wrong number of dice, motion, glare) is declined
-with its reason: a "golpe nulo" candidate, counted and reported, never an outcome.
+with its reason: a "golpe nulo" candidate, counted and reported, never an outcome. Declines beyond
+``options.max_declined_share`` of the planned throws stop the test INCOMPLETE (:mod:`fixtures.decline_bound`).
 
 Statistics: H0 = every die independent and every face 1/6. The family (faces per die
 position and pooled, the sum, pairwise and joint independence) is judged with Holm's
@@ -23,8 +24,10 @@ import numpy as np
 import pytest
 
 from bench.rig_dice_reader import reader_evidence
+from fixtures.decline_bound import check_declines
 from fixtures.dimensions import record_dimension
 from fixtures.frames import keep_frames, keep_set_aside
+from fixtures.no_reads import no_read_bound
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness.dice import dice_fairness_tests
 from rng_tests.fairness.multiple_testing import adjust
@@ -91,6 +94,8 @@ def throws(bench: BenchSession, dice_table: Any) -> ObservationStream:
                                  "frames": frames}
                                 | keep_set_aside(bench, THROWS_NODEID, throw.replaced_frames, label, policy=policy)
                                 | reader, source=dice_table.name)
+                check_declines(declined.count, options.throws, options.max_declined_share, dice_table.name,
+                               f"throw {throw.index}, {throw.decline}: {throw.detail}")
                 continue
             frames = keep_frames(bench, THROWS_NODEID, throw.frames, f"throw {throw.index}", disputed=False,
                                  policy=policy)
@@ -114,6 +119,7 @@ def test_dice_are_balanced(dice_table: Any, throws: ObservationStream, bench: Be
     declined = bench.stream(DECLINED_STREAM, THROWS_NODEID)
     context = {
         "declined_throws": declined.count,
+        "declined_bound": no_read_bound(options.throws, options.max_declined_share),
         "declined_by_reason": dict(Counter(row["reason"] for row in declined.values())),
         "assumed_read_error_per_accepted_read": ASSUMED_READ_ERROR,
         "read_by": f"camera, {dice_table.driver.voting}",

@@ -216,6 +216,9 @@ class DiceOptions(Strict):
     throws: Annotated[int, Field(ge=10, le=10_000_000)] = 1000
     alpha: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.01
     throw_timeout_s: PositiveFloat = 120.0
+    max_declined_share: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.1
+    """The most throws the camera may decline, as a share of ``throws`` (at least one): one more stops the test,
+    its clauses INCOMPLETE (:mod:`fixtures.decline_bound`). The `sim` profile's camera declines about 4 %."""
     edge_definition_mm: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
     """The dice model's edge definition: the standard uncertainty of an edge's width from rounded or bevelled
     edges, which shade off so that the outline the camera finds lies inside the true edge
