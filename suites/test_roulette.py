@@ -64,9 +64,10 @@ from bench.evidence import PocketCounts, SequentialPath
 from drivers.roulette_camera import LaunchClip
 from drivers.roulette_protocol import NoResult, SpinResult
 from drivers.serial_link import DeviceError
+from fixtures.decline_bound import check_declines
 from fixtures.dimensions import record_dimension
 from fixtures.frames import keep_frames
-from fixtures.no_reads import NoReads
+from fixtures.no_reads import NoReads, no_read_bound
 from fixtures.session import BenchSession, ObservationStream, collect_observations
 from rng_tests.fairness import chi_square_gof, chi_square_power, sector_alternative
 from rng_tests.sequential import (
@@ -190,6 +191,8 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
                     source=roulette_wheel.name,
                     raw_ref=outcome.raw.decode("ascii", "replace").strip(),
                 )
+                check_declines(voids.count, options.spins, options.max_declined_share, roulette_wheel.name,
+                               f"game {outcome.game}, {outcome.code}: {outcome.text}", what="games", done="voided")
                 continue
             value = {
                 "game": outcome.game,
@@ -212,6 +215,9 @@ def spins(bench: BenchSession, roulette_wheel: Any) -> ObservationStream:
                                         "sensor_number": outcome.number, "frames": frames},
                                        source=f"{roulette_wheel.name}/camera", raw_ref=raw_ref)
                 if options.outcome_source == "camera":
+                    check_declines(camera_declined.count, options.spins, options.max_declined_share,
+                                   f"{roulette_wheel.name}'s camera", f"game {outcome.game}, {read.decline}: "
+                                   f"{read.detail}", what="games")
                     continue
             if options.outcome_source == "camera":
                 value["number"] = read.number
@@ -443,6 +449,7 @@ def test_pocket_fairness(roulette_wheel: Any, spins: ObservationStream, bench: B
     numbers = [value["number"] for value in spins.values()]
     clauses = [_clause(roulette_wheel, "5")] + (["p217-2007/roleta-francesa/9"] if options.game == "roleta-francesa" else [])
     context: dict[str, Any] = {"void_games": bench.stream(VOID_STREAM, SPINS_NODEID).count,
+                               "void_or_declined_bound": no_read_bound(options.spins, options.max_declined_share),
                                "outcome_source": options.outcome_source,
                                **wheel_no_reads(bench, roulette_wheel).details()}
     if options.outcome_source == "camera":

@@ -1,5 +1,6 @@
 """Declined throws bounded (fixtures/decline_bound.py, ``options.max_declined_share``): a dice camera declining more
-than the stated share of the planned throws stops the dice test INCOMPLETE instead of reading on for ever."""
+than the stated share of the planned throws stops the dice test INCOMPLETE instead of reading on for ever; so do a
+wheel voiding, and a camera giving a wheel's outcomes declining, more than that share of the planned games."""
 
 from __future__ import annotations
 
@@ -69,4 +70,55 @@ def test_a_camera_declining_most_throws_leaves_the_balance_clause_incomplete(tmp
     assert len(accepted) < 20
     balance = outcomes["suites/test_dice.py::test_dice_are_balanced"]
     assert balance["outcome"] == "incomplete"
-    assert balance["message"].startswith("too many throws declined: dice declined 3 throws; the bound is 2")
+    assert balance["message"].startswith("too many declined or voided: dice declined 3 throws; the bound is 2")
+
+
+WHEEL = """name = "voiding-wheel"
+[equipment.wheel]
+kind = "roulette-wheel"
+identity = { manufacturer = "Bench Simulators", model = "RW-37", serial = "T-DB" }
+options = { spins = 60%s }
+simulator = { model = "fair", seed = 11, misread_rate = %s }
+%s
+"""
+
+
+def _certify(tmp_path: Path, text: str, suite: str) -> tuple[subprocess.CompletedProcess, dict, dict]:
+    """``bench certify --suite suite`` on the profile ``text``: the process, each stream's values, each test's last
+    outcome."""
+    profile = tmp_path / "p.toml"
+    profile.write_text(text)
+    run = tmp_path / "run"
+    result = subprocess.run([BENCH, "certify", "--no-progress", "--no-pdf", "--profile", str(profile), "--suite",
+                             suite, "--out", str(run)], check=False, capture_output=True, text=True, timeout=600)
+    with Journal(run / Journal.FILENAME, create=False) as journal:
+        streams: dict[str, list] = {}
+        for row in journal.rows("observations"):
+            streams.setdefault(row["stream"], []).append(row["value"])
+        outcomes = {row["nodeid"]: row for row in journal.rows("tests") if row["outcome"] != "started"}
+    return result, streams, outcomes
+
+
+@pytest.mark.slow(seconds=30)
+def test_a_wheel_voiding_many_games_leaves_its_clauses_incomplete(tmp_path: Path) -> None:
+    """Half the games void ("no result"), 60 planned, so at most 6 voided: the seventh stops the spins."""
+    result, streams, outcomes = _certify(tmp_path, WHEEL % ("", 0.5, ""), "roulette")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert len(streams["wheel/void-games"]) == 7 and len(streams.get("wheel/spins", [])) < 60
+    incomplete = [row["message"] for row in outcomes.values() if row["outcome"] == "incomplete"]
+    assert incomplete and all(message.startswith("too many declined or voided: wheel voided 7 games; the bound is 6")
+                              for message in incomplete)
+
+
+@pytest.mark.slow(seconds=30)
+def test_a_camera_giving_the_outcomes_and_declining_many_leaves_the_clauses_incomplete(tmp_path: Path) -> None:
+    """The camera gives the outcomes and a ball rests on a fret in 1 game of 5 (declined): 60 planned, so at most 6
+    declined; the seventh stops the spins. The same wheel with a share of 0.5 allowed gives its verdict
+    (tests/test_camera_suites.py)."""
+    camera = 'camera = { source = "sim", keep_frames = "disputed", simulation = { fret_rate = 0.2 } }'
+    result, streams, outcomes = _certify(tmp_path, WHEEL % (', outcome_source = "camera"', 0.0, camera), "roulette")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert len(streams["wheel/camera-declined"]) == 7 and "wheel/void-games" not in streams
+    incomplete = [row["message"] for row in outcomes.values() if row["outcome"] == "incomplete"]
+    assert incomplete and all(message.startswith("too many declined or voided: wheel's camera declined 7 games; the "
+                                                 "bound is 6") for message in incomplete)

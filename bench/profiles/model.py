@@ -54,6 +54,10 @@ class RouletteOptions(Strict):
     sequential: bool = False
     beta: Annotated[float, Field(gt=0.0, lt=0.5)] = 0.1
     chi_square_spins: Annotated[int, Field(ge=0, le=10_000_000)] = 0
+    max_declined_share: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.1
+    """The most games the wheel may void ("no result"), and apart the most the camera may decline when it gives the
+    outcomes (``outcome_source = "camera"``), each as a share of ``spins`` (at least one): one more stops the test,
+    its clauses INCOMPLETE (:mod:`fixtures.decline_bound`)."""
 
     @model_validator(mode="after")
     def _french_game_needs_french_layout(self) -> RouletteOptions:
