@@ -29,6 +29,7 @@ from pathlib import Path
 
 from bench.journal import Journal
 from bench.profiles import ProfileError, load_profile_text
+from bench.profiles.arena_outline import frame_share_inside
 from bench.profiles.cussec_dome import CussecDomeEquipment
 from bench.profiles.instruments import FrequencyCounterInstrument, PowerSupplyInstrument
 from bench.profiles.model import DiceTableEquipment, Profile, RngEquipment, RouletteWheelEquipment
@@ -138,7 +139,15 @@ def check_camera(rig: Rig, name: str) -> CheckResult:
     height, width = frame.image.shape[:2]
     identity = camera.identity
     source = identity.source if identity.source.startswith(identity.kind) else f"{identity.kind} {identity.source}"
-    return CheckResult(f"{name} camera", Status.OK, f"{source}: a {width}x{height} frame")
+    arena = getattr(connection, "arena_px", None)
+    if arena is None:
+        return CheckResult(f"{name} camera", Status.OK, f"{source}: a {width}x{height} frame")
+    share = frame_share_inside(arena, width, height)
+    if share == 0.0:
+        return CheckResult(f"{name} camera", Status.FAIL,
+                           f"camera.arena_px outlines no part of its {width}x{height} frame (marked on a still of "
+                           "another size or camera?): every throw would be declined outside-arena")
+    return CheckResult(f"{name} camera", Status.OK, f"{source}: a {width}x{height} frame, {share:.0%} in the arena")
 
 
 def check_power_supply(rig: Rig, name: str) -> CheckResult:

@@ -220,3 +220,12 @@ def test_bench_calibrate_dice_takes_the_outline_records_it_and_names_a_bad_one(t
                               "40,40 600,40"])
     assert bad.exit_code == 2 and "--arena: an arena outline needs 3 to 64 corners, got 2" in bad.output
     assert not (tmp_path / "bad.json").exists()
+
+
+def test_the_share_of_a_frame_within_an_outline() -> None:
+    from bench.profiles.arena_outline import frame_share_inside
+
+    assert frame_share_inside(SQUARE, 640, 480) == pytest.approx(590 * 390 / (640 * 480), abs=0.02)
+    assert frame_share_inside(((0, 0), (640, 0), (0, 480)), 640, 480) == pytest.approx(0.5, abs=0.02)  # a triangle
+    assert frame_share_inside(((700, 10), (900, 10), (900, 400)), 640, 480) == 0.0  # beside the frame
+    assert frame_share_inside(((-10, -10), (2000, -10), (2000, 2000), (-10, 2000)), 640, 480) == 1.0

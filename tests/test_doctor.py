@@ -155,6 +155,26 @@ def test_a_missing_camera_file_fails_and_a_camera_that_gives_a_frame_passes(tmp_
     assert passed == CheckResult("dice camera", Status.OK, f"folder {stills}: a 160x120 frame")
 
 
+def test_a_dice_camera_s_arena_outline_must_take_in_part_of_its_frame(tmp_path: Path) -> None:
+    """An outline marked on a still of another size that misses the camera's frame fails before a run (every throw
+    would be declined outside-arena); one that takes in part of it passes, saying how much."""
+    stills = still_folder(tmp_path / "stills")
+
+    def checked(outline: str, devices: str) -> CheckResult:
+        text = dice_profile(stills).removesuffix(" }\n") + f", arena_px = {outline} }}\n"  # on the camera line
+        [result] = rig_checks(load_profile_text(text, "camera.toml"), tmp_path / devices)
+        return result
+
+    missed = checked("[[400, 300], [1900, 300], [1900, 1000], [400, 1000]]", "devices1")
+    assert missed == CheckResult("dice camera", Status.FAIL, "camera.arena_px outlines no part of its 160x120 frame "
+                                 "(marked on a still of another size or camera?): every throw would be declined "
+                                 "outside-arena")
+    half = checked("[[0, 0], [80, 0], [80, 120], [0, 120]]", "devices2")
+    assert half == CheckResult("dice camera", Status.OK, f"folder {stills}: a 160x120 frame, 50% in the arena")
+    beyond = checked("[[-100, -100], [1000, -100], [1000, 1000], [-100, 1000]]", "devices3")  # wider than the view
+    assert beyond.detail.endswith("a 160x120 frame, 100% in the arena")
+
+
 def psu_profile(resource: str, serial: str) -> str:
     return ('name = "visa"\n'
             '[equipment.jackpot]\nkind = "jackpot-display"\n'

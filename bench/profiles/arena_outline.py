@@ -4,7 +4,9 @@ The dice reader is told the arena (:attr:`vision.dice_scene.SceneSettings.arena`
 voids the throw, declined ``outside-arena`` (a throw is void when a die leaves the table:
 p217-2007/banca-francesa/8 b, p217-2007/craps/7 a), and a body beyond it where no die is read (a rail, a marker,
 the lit floor) is not taken for a die. The outline is a polygon in frame pixels (x right, y down from the top-left
-corner), its corners in order round it. Corners may lie beyond the frame (a camera that sees part of the arena).
+corner), its corners in order round it. Corners may lie beyond the frame (a camera that sees part of the arena),
+but an outline that takes in no part of the camera's frame is refused before a run (:func:`frame_share_inside`,
+``bench doctor``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,28 @@ def parse_arena(text: str) -> ArenaOutline:
         except ValueError:
             raise ValueError(f"corner {index} of the arena outline, {part!r}, is not 'x,y' in px") from None
     return checked_arena(corners)
+
+
+def frame_share_inside(outline: Sequence[tuple[float, float]], width: int, height: int, grid: int = 64) -> float:
+    """The share of a ``width`` x ``height`` frame that lies within ``outline``, from the centres of a ``grid`` x
+    ``grid`` lattice of cells over the frame (even-odd rule): 0 when the outline misses the frame (marked on a still
+    of another size, or of another camera), within 1/grid of the truth otherwise."""
+    inside = 0
+    for row in range(grid):
+        y = (row + 0.5) * height / grid
+        for column in range(grid):
+            inside += _contains(outline, ((column + 0.5) * width / grid, y))
+    return inside / grid**2
+
+
+def _contains(outline: Sequence[tuple[float, float]], point: tuple[float, float]) -> bool:
+    """Whether ``point`` lies within the polygon ``outline`` (a ray cast to the right, even-odd rule)."""
+    x, y = point
+    crossings = 0
+    for (x0, y0), (x1, y1) in zip(outline, [*outline[1:], outline[0]]):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            crossings += 1
+    return crossings % 2 == 1
 
 
 def _signed_area(outline: Sequence[tuple[float, float]]) -> float:
