@@ -512,19 +512,30 @@ def test_the_halo_of_a_glare_spot_hides_pips_beyond_its_saturated_core() -> None
 
 def test_one_die_read_in_two_bodies_is_never_two_dice() -> None:
     """A die whose body was cut in two (a shadow across its side face, glare across its face) may be read in each
-    part: the two reads lie 5 px apart, an eighth of an edge, where two flat dice cannot lie. With a game of two
-    dice the count would be met; the frame is unreadable instead. Dice an edge and a half apart are two."""
+    part: the two reads lie 5 px apart, an eighth of an edge, where two flat dice cannot lie. Read as one face, it
+    is one die counted once (a game of two dice is then a die short; of one, the die is read); read as two faces,
+    the frame is unreadable. Dice an edge and a half apart are two."""
     frame, [body] = die_frame([(150, 120)])
     left, right = body.mask.copy(), body.mask.copy()
     left[:, 21:], right[:, :21] = False, False
     halves = [BodyPixels(left, body.origin), BodyPixels(right, body.origin)]
-    verdict = judge_scene(frame, halves, [explained(read(148, 120)), explained(read(153, 120))], EDGE,
-                          SceneSettings(expected_dice=2))
+    same_face = [explained(read(148, 120)), explained(read(153, 120))]
+    short = judge_scene(frame, halves, same_face, EDGE, SceneSettings(expected_dice=2))
+    assert short.decline is Decline.WRONG_COUNT and short.detail == "1 dice read, the game throws 2"
+    one = judge_scene(frame, halves, same_face, EDGE, SceneSettings(expected_dice=1))
+    assert one.accepted and [(d.face, d.square.centre_px) for d in one.dice] == [(5, (148, 120))]
+    two_faces = [explained(read(148, 120)), explained(read(153, 120, face=6))]
+    verdict = judge_scene(frame, halves, two_faces, EDGE, SceneSettings(expected_dice=2))
     assert verdict.decline is Decline.UNREADABLE
     assert verdict.detail == "dice read at (148, 120) and (153, 120) px would overlap (5 px apart, an edge is 40)"
     apart, bodies = die_frame([(100, 120), (160, 120)])
     assert judge_scene(apart, bodies, [explained(read(100, 120)), explained(read(160, 120))], EDGE,
                        SceneSettings(expected_dice=2)).accepted
+    near = judge_scene(apart, bodies, [explained(read(100, 120)), explained(read(125, 120))], EDGE,
+                       SceneSettings(expected_dice=2))  # one face 25 px apart: beyond half an edge, not one die
+    assert not near.accepted and "would overlap (25 px apart" in near.detail
+    with pytest.raises(ValueError, match="same_die_share"):
+        SceneSettings(same_die_share=0.8)
     with pytest.raises(ValueError, match="apart_share"):
         SceneSettings(apart_share=0.0)
 

@@ -23,7 +23,8 @@ unexplained. This stage gives the frame's verdict, declining it when
 - two readings of one die disagree, or any other body is not explained (``unreadable``; a body whose readings
   disagree and that is smeared or whitened by glare is declined for that, the cause of the disagreement);
 - two dice read, in one body or in two, lie closer than ``apart_share`` of an edge: one die read twice, never
-  two dice to count (``unreadable``);
+  two dice to count (``unreadable``); but two readings of one face in two bodies within ``same_die_share`` of an
+  edge are one die read in both, counted once, as within a body;
 - a die read lies outside the arena (``outside-arena``: its body's other faults are named in the detail) or the
   frame holds another number of dice than the game throws (``wrong-count``). A body beyond the arena in which no
   die is read (a calibration target's marker, the lit floor) is not judged: were it a die, the count would be
@@ -87,6 +88,13 @@ class SceneSettings:
     lie an edge apart at least): the frame is unreadable. A body's own dice are held so when it is explained
     (:attr:`vision.dice_explanation.ExplanationSettings.apart_share`); this holds it across bodies, where one
     die split into two bodies (its side face cut off by a shadow, its face by glare) may be read in each."""
+    same_die_share: float = 0.5
+    """Dice read of one face in two bodies whose centres lie within this share of the larger edge are one die read
+    in both (a die whose pixels a shadow or a line of the cloth splits), as two sure readings of one face so near
+    are one die within a body (:attr:`vision.dice_explanation.ExplanationSettings.same_die_share`): it is counted
+    once, at its more confident reading. Two flat dice cannot lie so near; read as two faces, they still decline
+    the frame (``apart_share``). A Byler photo's five, read at 1.000 from two bodies 9 px apart (an edge is 32),
+    declined its photo before."""
     motion_anisotropy: float = 0.3
     """Least ratio of the weaker to the stronger direction of the gradients over a die read (structure tensor,
     over the faces of the dice read in its body): a die smeared along one direction measures less."""
@@ -276,6 +284,8 @@ class SceneSettings:
             raise ValueError(f"leftover_pip_clearance must be within [0, 0.5), got {self.leftover_pip_clearance}")
         if not 0.0 < self.apart_share <= 1.0:
             raise ValueError(f"apart_share must be within (0, 1], got {self.apart_share}")
+        if not 0.0 <= self.same_die_share <= self.apart_share:
+            raise ValueError(f"same_die_share must be within [0, apart_share], got {self.same_die_share}")
         if not 0.0 < self.glare_hiding_weight <= 1.0:
             raise ValueError(f"glare_hiding_weight must be within (0, 1], got {self.glare_hiding_weight}")
         if not 0.0 <= self.arena_line_share < 1.0:
@@ -767,6 +777,18 @@ def _inside(arena: np.ndarray, point: tuple[float, float]) -> bool:
     return cv2.pointPolygonTest(arena, (float(point[0]), float(point[1])), False) >= 0
 
 
+def one_die_each(dice: Sequence[DieReading], same_die_share: float) -> list[DieReading]:
+    """``dice`` (read in the frame's bodies) with each die read of one face in two bodies counted once: a reading
+    whose centre lies within ``same_die_share`` of the larger edge of a more confident reading of the same face is
+    that die again (:attr:`SceneSettings.same_die_share`). The order of ``dice`` is kept."""
+    kept: list[DieReading] = []
+    for die in sorted(dice, key=lambda reading: -reading.confidence):
+        if not any(other.face == die.face and math.dist(other.square.centre_px, die.square.centre_px)
+                   <= same_die_share * max(other.square.edge_px, die.square.edge_px) for other in kept):
+            kept.append(die)
+    return [die for die in dice if any(die is other for other in kept)]
+
+
 def _overlapping(dice: Sequence[DieReading], apart_share: float) -> list[str]:
     """What is wrong with each pair of ``dice`` closer than ``apart_share`` of the larger edge: one die read twice
     (from two bodies) or two dice in one place; never two dice to count."""
@@ -795,7 +817,8 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
     beyond: list[tuple[BodyPixels, BodyExplanation]] = []  # beyond the arena, no die read, but one shows there
     plain_beside: list[tuple[BodyPixels, BodyExplanation]] = []  # dice read, the pixels beside them plain
     arena = None if settings.arena is None else np.asarray(settings.arena, np.float32)
-    frame_dice = [die for explanation in explanations for die in explanation.dice]
+    frame_dice = one_die_each([die for explanation in explanations for die in explanation.dice],
+                              settings.same_die_share)
     every_die_read = settings.expected_dice is not None and len(frame_dice) == settings.expected_dice
     for body, explanation in zip(bodies, explanations, strict=True):
         if arena is not None and not explanation.dice and not _inside(arena, body.centre_px):
@@ -822,6 +845,7 @@ def judge_scene(frame: np.ndarray, bodies: Sequence[BodyPixels], explanations: S
         elif not explanation.explained:
             plain_beside.append((body, explanation))
         dice.extend(explanation.dice if explanation.explained or problem is None else ())
+    dice = one_die_each(dice, settings.same_die_share)
     declines.extend((Decline.UNREADABLE, detail) for detail in _overlapping(dice, settings.apart_share))
     if not declines and settings.expected_dice is not None and len(dice) != settings.expected_dice:
         moving = [(f"the body at {_where(body)} is", ratio) for body in no_die
