@@ -36,6 +36,7 @@ import pytest
 from bench.games.cussec import winning_zones
 from bench.rig_dice_reader import reader_evidence
 from drivers.cussec_dome_protocol import DomeRound
+from fixtures.decline_bound import check_declines
 from fixtures.frames import keep_frames, keep_set_aside
 from fixtures.no_reads import NoReads
 from fixtures.session import BenchSession, ObservationStream, collect_observations
@@ -91,6 +92,18 @@ def rounds(bench: BenchSession, cussec_dome: Any) -> list[dict[str, Any]]:
     stream: ObservationStream = collect_observations(bench, ROUNDS_STREAM, ROUNDS_NODEID, options.rounds,
                                                      one_round, "dome rounds")
     return stream.values()
+
+
+def _check_declines(cussec_dome: Any, rounds: list[dict[str, Any]]) -> None:
+    """The clauses judged on the dice the camera read are INCOMPLETE when it declined more rounds than
+    ``options.max_declined_share`` of the planned ones allows (:mod:`fixtures.decline_bound`)."""
+    declined = [row for row in rounds if "faces" not in row["camera"]]
+    if declined:
+        last = declined[-1]
+        check_declines(len(declined), cussec_dome.equipment.options.rounds,
+                       cussec_dome.equipment.options.max_declined_share, f"{cussec_dome.name}'s camera",
+                       f"round {last['round']['round']}, {last['camera']['decline']}: {last['camera']['detail']}",
+                       what="rounds")
 
 
 def _evidence(played: DomeRound, camera: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -151,6 +164,7 @@ def test_lit_zones_are_the_winning_chances_of_the_dice(cussec_dome: Any, rounds:
                                          lit_not_winning=sorted(lit - oracle), winning_not_lit=sorted(oracle - lit)))
     if not compared:
         pytest.fail(f"the camera read none of the {len(rounds)} rounds' dice ({dict(declined)}): nothing to compare")
+    _check_declines(cussec_dome, rounds)
     method = ("every round's lit zones against the winning chances of p217-2007/cussec/7 for the dice the camera "
               "read (oracle bench.games.cussec); agreement: the same set of zones")
     measure("cussec dome: rounds whose lit zones differ from the winning chances of the dice read", len(disagreeing),
@@ -172,6 +186,7 @@ def test_dome_dice_are_balanced(cussec_dome: Any, rounds: list[dict[str, Any]], 
     read = [row["camera"]["faces"] for row in rounds if "faces" in row["camera"]]
     if not read:
         pytest.fail("the camera read no round's dice: the balance cannot be judged")
+    _check_declines(cussec_dome, rounds)
     faces = np.array(read, dtype=np.int64)
     family = dice_fairness_tests(faces, seed=0)
     adjustment = adjust(family, alpha, "holm")

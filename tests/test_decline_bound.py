@@ -122,3 +122,30 @@ def test_a_camera_giving_the_outcomes_and_declining_many_leaves_the_clauses_inco
     incomplete = [row["message"] for row in outcomes.values() if row["outcome"] == "incomplete"]
     assert incomplete and all(message.startswith("too many declined or voided: wheel's camera declined 7 games; the "
                                                  "bound is 6") for message in incomplete)
+
+
+DOME = """name = "declining-dome-camera"
+[equipment.dome]
+kind = "dice-shaker"
+identity = { manufacturer = "Bench Simulators", model = "CD-3 cussec dome", serial = "T-DB" }
+options = { rounds = 20, alpha = 0.01 }
+simulator = { model = "fair", seed = 20070226 }
+camera = { source = "sim", votes = 3, keep_frames = "disputed", simulation = { cocked_rate = 0.6, stacked_rate = 0.39 } }
+"""
+
+
+@pytest.mark.slow(seconds=30)
+def test_a_dome_camera_declining_most_rounds_leaves_the_clauses_on_its_reads_incomplete(tmp_path: Path) -> None:
+    """Every round is played and logged (the lamp's clause is judged on the controller's log), but with 3 rounds
+    in 4 declined the zones and the dice's balance, judged on the dice the camera read, are INCOMPLETE."""
+    result, streams, outcomes = _certify(tmp_path, DOME, "cussec_dome")
+    assert result.returncode == 2, result.stdout + result.stderr
+    rounds = streams["cussec-dome/rounds"]
+    declined = [row for row in rounds if "faces" not in row["camera"]]
+    assert len(rounds) == 20 and len(declined) > 2
+    by_test = {nodeid.split("::")[-1]: row for nodeid, row in outcomes.items()}
+    assert by_test["test_three_strokes_then_the_lamp_lights_by_itself"]["outcome"] == "passed"
+    for name in ("test_lit_zones_are_the_winning_chances_of_the_dice", "test_dome_dice_are_balanced"):
+        assert by_test[name]["outcome"] == "incomplete"
+        assert by_test[name]["message"].startswith(f"too many declined or voided: dome's camera declined "
+                                                   f"{len(declined)} rounds; the bound is 2 (10% of the 20 planned")

@@ -32,7 +32,10 @@ class CussecDomeOptions(Strict):
     the bench's bound on "na sequência do que se acende, automaticamente" (p217-2007/cussec/4): the lamp
     must light at most this long after the third stroke. ``command_rounds``: the bench plays the rounds with
     the dome's actuator when it has one (false: it waits for the dealer's rounds). ``round_timeout_s``: how
-    long the driver waits for a round to be finished.
+    long the driver waits for a round to be finished. ``max_declined_share``: the most rounds whose dice the camera
+    may decline, as a share of ``rounds`` (at least one); beyond it the clauses judged on the dice the camera read
+    (the zones lit, the dice's balance) are INCOMPLETE (:mod:`fixtures.decline_bound`): the rounds compared would be
+    too few for the power the plan states, and a decline that depended on the dice would bias them.
     """
 
     rounds: Annotated[int, Field(ge=1, le=10_000_000)] = 300
@@ -40,6 +43,7 @@ class CussecDomeOptions(Strict):
     lamp_within_ms: Annotated[int, Field(ge=1, le=60_000)] = 2000
     command_rounds: bool = True
     round_timeout_s: PositiveFloat = 300.0
+    max_declined_share: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.1
 
 
 Fault = Literal["fair", "lamp-manual", "short-shake", "zone-miswired", "sensor-misread"]
