@@ -617,7 +617,8 @@ def test_camera_agrees_with_the_wheel_sensor(
     H0: the wheel's sensor reports the pocket the ball is in; disagreements then come only
     from camera misreads, at most ``ASSUMED_CAMERA_ERROR`` of accepted reads (the reader's
     measured rate). The p-value is P(Binomial(n, e) >= disagreements). Games the camera
-    declined are counted, never compared. Evidence against the sensor means the fairness
+    declined are counted, never compared; more of them than ``options.max_declined_share`` of the games played
+    leave the clause INCOMPLETE (too few compared). Evidence against the sensor means the fairness
     statistics computed from its reports cannot be trusted. In sequential mode the number of
     games compared is where the sector test stopped; that rule looks only at the winning
     numbers, independent of the camera's misreads under H0, so the p-value holds at that n
@@ -627,9 +628,14 @@ def test_camera_agrees_with_the_wheel_sensor(
     options = roulette_wheel.equipment.options
     if options.outcome_source != "both":
         pytest.skip("the profile does not read the wheel with both its sensor and a camera (outcome_source 'both')")
-    compared = [value for value in spins.values() if value.get("camera_number") is not None]
+    played = spins.values()
+    compared = [value for value in played if value.get("camera_number") is not None]
     disagreements = [value for value in compared if value["camera_number"] != value["sensor_number"]]
     declined = bench.stream(CAMERA_DECLINED_STREAM, SPINS_NODEID)
+    if declined.count:  # a camera that declined most games compared too few to vouch for the sensor
+        last = declined.values()[-1]
+        check_declines(declined.count, len(played), options.max_declined_share, f"{roulette_wheel.name}'s camera",
+                       f"game {last['game']}, {last['reason']}: {last['detail']}", what="games")
     p_value = float(stats.binom.sf(len(disagreements) - 1, len(compared), ASSUMED_CAMERA_ERROR)) if compared else 1.0
     measure(
         "camera reads disagreeing with the wheel's sensor",

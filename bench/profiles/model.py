@@ -57,7 +57,8 @@ class RouletteOptions(Strict):
     max_declined_share: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.1
     """The most games the wheel may void ("no result"), and apart the most the camera may decline when it gives the
     outcomes (``outcome_source = "camera"``), each as a share of ``spins`` (at least one): one more stops the test,
-    its clauses INCOMPLETE (:mod:`fixtures.decline_bound`)."""
+    its clauses INCOMPLETE (:mod:`fixtures.decline_bound`). With ``outcome_source = "both"`` a camera that declined
+    more than this share of the games played leaves the camera's cross-check of the sensor INCOMPLETE."""
 
     @model_validator(mode="after")
     def _french_game_needs_french_layout(self) -> RouletteOptions:
