@@ -24,6 +24,9 @@ A rig whose camera states the arena's outline (``camera.arena_px``) tells it to 
 then finds dice in the arena's corners it would otherwise cut off; ``--arena`` tells the calibration the same
 outline, so the threshold is fitted on the squares certification will propose. The outline is recorded with the
 figures (``calibration.arena_px``).
+
+Interrupted (Ctrl-C) while the photos are read, it fits nothing and leaves the configuration file as it was
+(exit 130): a threshold fitted on part of the photos would vouch for what they do not show.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bench.cli_read import arena_option, console, input_error, load_image
+from bench.cli_read import arena_option, console, error_console, input_error, load_image
 from vision.image_file import DEFAULT_MAX_PIXELS
 
 if TYPE_CHECKING:
@@ -120,6 +123,11 @@ def calibrate_dice(
                 samples = _samples(items, reader, max_pixels, "reading the photos told the dice's size", outline)
     except (LabelError, ModelIntegrityError, ValueError) as error:
         raise input_error(str(error)) from None
+    except KeyboardInterrupt:  # nothing is fitted on part of the photos: the configuration is left as it was
+        kept = f"{output} is left as it was" if output.exists() else f"{output} is not written"
+        error_console.print(f"interrupted while reading the photos: no threshold fitted, {kept}", markup=False,
+                            highlight=False)
+        raise typer.Exit(130) from None
     if len(samples.truth) == 0:
         raise input_error(f"no die square was proposed on the {samples.images} photos: nothing to calibrate on")
     fit = fit_threshold(samples.probabilities, samples.truth, max_wrong, groups=samples.groups)

@@ -354,3 +354,26 @@ def test_read_dice_with_labels_names_each_image_declined_whole_and_why(tmp_path:
     assert named.group(1) in figures["not_read_by_reason"]  # the reason its labelled die is counted under
     text = runner.invoke(app, ["read", "dice", str(tmp_path), "--dice", "3", "--labels", "yolo"])
     assert "images declined whole" in text.stdout and "dice-blank.png: 1 die" in text.stdout.replace("\n", "")
+
+
+def test_calibrate_dice_interrupted_fits_nothing_and_leaves_the_configuration_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.cli_calibrate_dice as calibrate
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    _labelled(photos, (1,))
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(calibrate, "_samples", interrupted)
+    output = tmp_path / "reader.json"
+    result = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(output)])
+    assert result.exit_code == 130 and not output.exists()
+    assert f"interrupted while reading the photos: no threshold fitted, {output} is not written" in \
+        result.stderr.replace("\n", "")
+    output.write_text('{"threshold": 0.99}')
+    again = runner.invoke(app, ["calibrate", "dice", str(photos), "-o", str(output)])
+    assert again.exit_code == 130 and output.read_text() == '{"threshold": 0.99}'
+    assert f"{output} is left as it was" in again.stderr.replace("\n", "")
