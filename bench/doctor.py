@@ -139,10 +139,9 @@ def check_camera(rig: Rig, name: str) -> CheckResult:
     height, width = frame.image.shape[:2]
     identity = camera.identity
     source = identity.source if identity.source.startswith(identity.kind) else f"{identity.kind} {identity.source}"
-    arena = getattr(connection, "arena_px", None)
-    if arena is None:
+    if connection.arena_px is None:
         return CheckResult(f"{name} camera", Status.OK, f"{source}: a {width}x{height} frame")
-    share = frame_share_inside(arena, width, height)
+    share = frame_share_inside(connection.arena_px, width, height)
     if share == 0.0:
         return CheckResult(f"{name} camera", Status.FAIL,
                            f"camera.arena_px outlines no part of its {width}x{height} frame (marked on a still of "

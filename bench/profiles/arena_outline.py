@@ -63,35 +63,31 @@ def parse_arena(text: str) -> ArenaOutline:
 
 def frame_share_inside(outline: Sequence[tuple[float, float]], width: int, height: int, grid: int = 64) -> float:
     """The share of a ``width`` x ``height`` frame that lies within ``outline``, from the centres of a ``grid`` x
-    ``grid`` lattice of cells over the frame (even-odd rule): 0 when the outline misses the frame (marked on a still
-    of another size, or of another camera), within 1/grid of the truth otherwise."""
-    inside = 0
-    for row in range(grid):
-        y = (row + 0.5) * height / grid
-        for column in range(grid):
-            inside += _contains(outline, ((column + 0.5) * width / grid, y))
+    ``grid`` lattice of cells over the frame (OpenCV's point-in-polygon test): 0 when the outline misses the frame
+    (marked on a still of another size, or of another camera), within 1/grid of the truth otherwise."""
+    import cv2  # here, not at the top: loading a profile needs no OpenCV
+    import numpy as np
+
+    polygon = np.asarray(outline, np.float32).reshape(-1, 1, 2)
+    inside = sum(cv2.pointPolygonTest(polygon, ((column + 0.5) * width / grid, (row + 0.5) * height / grid), False) > 0
+                 for row in range(grid) for column in range(grid))
     return inside / grid**2
 
 
-def _contains(outline: Sequence[tuple[float, float]], point: tuple[float, float]) -> bool:
-    """Whether ``point`` lies within the polygon ``outline`` (a ray cast to the right, even-odd rule)."""
-    x, y = point
-    crossings = 0
-    for (x0, y0), (x1, y1) in zip(outline, [*outline[1:], outline[0]]):
-        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
-            crossings += 1
-    return crossings % 2 == 1
+def _sides(outline: Sequence[tuple[float, float]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The outline's sides, each from a corner to the next (the last back to the first)."""
+    return list(zip(outline, [*outline[1:], outline[0]]))
 
 
 def _signed_area(outline: Sequence[tuple[float, float]]) -> float:
     """The shoelace area of the polygon (positive when its corners run anticlockwise in a y-up frame)."""
-    return 0.5 * sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(outline, [*outline[1:], outline[0]]))
+    return 0.5 * sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in _sides(outline))
 
 
 def _crossing_sides(outline: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
     """The pairs of sides (numbered from 1: side k runs from corner k to the next) that cross or touch, sides
     sharing a corner apart."""
-    sides = list(zip(outline, [*outline[1:], outline[0]]))
+    sides = _sides(outline)
     count = len(sides)
     return [(i + 1, j + 1) for i in range(count) for j in range(i + 2, count)
             if not (i == 0 and j == count - 1) and _segments_meet(*sides[i], *sides[j])]
